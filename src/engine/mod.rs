@@ -1,0 +1,318 @@
+//! The poll state machine: pure, deterministic, sans-IO.
+//!
+//! The glue feeds [`Event`]s (with the current time in ms since the Unix epoch)
+//! and performs the [`Action`]s that [`Poller::next_action`] returns. Time and
+//! randomness are inputs (`now_ms`, [`Config::seed`]), so every decision can be
+//! replayed natively in tests.
+//!
+//! ```text
+//! loop {
+//!     match poller.next_action(now) {
+//!         Action::Fetch(req)   => { let outcome = perform(req); poller.handle(Event::Response { id: req.id, outcome }, now) }
+//!         Action::Sleep { ms, .. } => { sleep(ms); poller.handle(Event::TimerFired, now) }
+//!         Action::Emit(batch)  => { call onBatch(rows[batch.start..batch.end]); await it; poller.handle(Event::BatchDone, now) }
+//!         Action::Status(run)  => call onStatus(run),
+//!         Action::Yield        => return the step (cron mode only),
+//!         Action::Complete(s)  => { onComplete(s); break }
+//!         Action::Fail(e)      => { onError(e); break }
+//!         Action::Idle         => wait for an event,
+//!     }
+//! }
+//! ```
+
+use crate::api::{Outcome, RunInfo};
+
+/// Identifies one request so that a late answer to an abandoned request is ignored.
+pub type RequestId = u32;
+
+/// Retry policy for 429, 5xx, timeouts, network errors and malformed bodies.
+///
+/// # Default
+/// `retries: 5`, `min_delay_ms: 1_000`, `max_delay_ms: 60_000`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Consecutive failed attempts of one request that are retried before giving up.
+    pub retries: u32,
+    /// Lower bound of every backoff delay and of a `Retry-After` hint.
+    pub min_delay_ms: u32,
+    /// Upper bound of every backoff delay and of a `Retry-After` hint.
+    pub max_delay_ms: u32,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            retries: 5,
+            min_delay_ms: 1_000,
+            max_delay_ms: 60_000,
+        }
+    }
+}
+
+/// Everything the engine needs to know up front. Build it with [`Config::new`],
+/// which validates the base URL and the job uid, then set the public fields.
+///
+/// # Default
+/// `interval_ms: 10_000`, `status_every: 5`, `max_duration_ms: Some(21_600_000)` (6 h),
+/// `max_requests: None`, `timeout_ms: 30_000`, `retry: RetryPolicy::default()`,
+/// `seed: 0`, `step_mode: false`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    base_url: String,
+    job_uid: String,
+    /// Cadence of results reads while the run is going.
+    pub interval_ms: u32,
+    /// Read the run status once every N results polls (besides the early read after an empty poll).
+    pub status_every: u32,
+    /// Hard stop: TIMEOUT once this much time has passed since start.
+    pub max_duration_ms: Option<u64>,
+    /// Hard stop: BUDGET_EXHAUSTED instead of sending request number `max_requests + 1`.
+    pub max_requests: Option<u32>,
+    /// Per-request timeout handed to the glue with each fetch.
+    pub timeout_ms: u32,
+    /// Backoff for transient failures.
+    pub retry: RetryPolicy,
+    /// Seed of the backoff jitter.
+    pub seed: u64,
+    /// Cron mode (`pollStep`): one round, then [`Action::Yield`]; budgets end the step
+    /// with a cursor instead of an error.
+    pub step_mode: bool,
+    /// When set, rows carry keys (see [`crate::api::Page::keys`]) used to drop repeated rows.
+    pub dedupe: bool,
+}
+
+/// An option failed validation; `option` is the JS option name (`jobUid`, `baseUrl`, …).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    /// The option at fault, as the JS user spells it.
+    pub option: &'static str,
+    /// What is wrong, for a `TypeError` message.
+    pub message: String,
+}
+
+/// Stable error kinds; [`ErrorCode::as_str`] is the JS `error.code`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// "All Inputs Failed": no retry can help.
+    AllInputsFailed,
+    /// The run ended as `shutdown` or `stopped`.
+    JobFailed,
+    /// 401 or 403.
+    Unauthorized,
+    /// 404: no such job.
+    NotFound,
+    /// `max_duration_ms` passed.
+    Timeout,
+    /// `max_requests` reached.
+    BudgetExhausted,
+    /// A transient failure persisted past `retry.retries`.
+    RetriesExhausted,
+    /// The server answered something unusable (bad shape, 400/405, foreign `paging.next`).
+    BadResponse,
+    /// Stopped by the user (`stop()` or the `AbortSignal`).
+    Aborted,
+}
+
+impl ErrorCode {
+    /// The stable JS code, e.g. `"ALL_INPUTS_FAILED"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::AllInputsFailed => "ALL_INPUTS_FAILED",
+            ErrorCode::JobFailed => "JOB_FAILED",
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::BudgetExhausted => "BUDGET_EXHAUSTED",
+            ErrorCode::RetriesExhausted => "RETRIES_EXHAUSTED",
+            ErrorCode::BadResponse => "BAD_RESPONSE",
+            ErrorCode::Aborted => "ABORTED",
+        }
+    }
+}
+
+/// A terminal error. Never contains a secret.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PollError {
+    /// Stable kind.
+    pub code: ErrorCode,
+    /// Human-readable explanation naming what happened.
+    pub message: String,
+    /// The HTTP status that caused it, if any.
+    pub http_status: Option<u16>,
+    /// The last run status seen, if any.
+    pub run_status: Option<String>,
+}
+
+/// Which endpoint a request reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestKind {
+    /// `GET /jobs/{uid}/results` or a `paging.next` URL.
+    Results,
+    /// `GET /jobs/{uid}`.
+    Run,
+}
+
+/// A request for the glue to send (GET, with the auth headers the glue holds).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FetchRequest {
+    /// Echo it back in [`Event::Response`].
+    pub id: RequestId,
+    /// Which endpoint.
+    pub kind: RequestKind,
+    /// Absolute URL, always on the base URL's origin.
+    pub url: String,
+    /// Abort the request after this long and report [`Outcome::Timeout`].
+    pub timeout_ms: u32,
+}
+
+/// Why the engine wants to sleep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SleepReason {
+    /// The regular poll interval.
+    Interval,
+    /// Backoff after a transient failure (or a `Retry-After` hint).
+    Backoff,
+}
+
+/// New rows to deliver: `results[start..end]` of the latest results response,
+/// which are rows `offset..offset + (end - start)` of the whole run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Batch {
+    /// First index in the latest `results` array.
+    pub start: usize,
+    /// One past the last index in the latest `results` array.
+    pub end: usize,
+    /// Position of `results[start]` in the run's whole result list.
+    pub offset: u64,
+}
+
+/// Reported once on success.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// Final run status (`finished` or `warning`).
+    pub status: String,
+    /// Rows delivered over the poller's life, including those before a resume.
+    pub total_results: u64,
+    /// Requests this poller sent (not counting an earlier poller's).
+    pub requests: u32,
+    /// Retries this poller made.
+    pub retries: u32,
+    /// Time from start to completion.
+    pub duration_ms: u64,
+}
+
+/// What the glue must do next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Send this request, then report [`Event::Response`].
+    Fetch(FetchRequest),
+    /// Arm a timer, then report [`Event::TimerFired`]. `ms` ≤ 2^31−1.
+    Sleep {
+        /// How long.
+        ms: u32,
+        /// Why (for progress reporting).
+        reason: SleepReason,
+    },
+    /// Deliver these rows, then report [`Event::BatchDone`] (after an async callback settles).
+    Emit(Batch),
+    /// The run's status or counts changed: tell `onStatus`.
+    Status(RunInfo),
+    /// Cron mode only: this round is over; persist [`Poller::cursor`] and continue later.
+    Yield,
+    /// Terminal success (returned once; later calls return [`Action::Idle`]).
+    Complete(Summary),
+    /// Terminal failure (returned once; later calls return [`Action::Idle`]).
+    Fail(PollError),
+    /// Nothing to do until an event arrives (request in flight, batch pending, or terminal).
+    Idle,
+}
+
+/// What happened, as reported by the glue.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A request ended.
+    Response {
+        /// The id from [`FetchRequest::id`].
+        id: RequestId,
+        /// How it ended.
+        outcome: Outcome,
+    },
+    /// The timer from the last [`Action::Sleep`] fired.
+    TimerFired,
+    /// The last [`Action::Emit`] was delivered (its callback returned or its promise settled).
+    BatchDone,
+    /// A webhook for this run arrived: stop polling, one final results read, then complete
+    /// (or fail with JOB_FAILED when `failed`).
+    Webhook {
+        /// The webhook said "Job failed.".
+        failed: bool,
+    },
+    /// The user stopped the poller; the next action is `Fail(ABORTED)` and nothing is sent after it.
+    Stop,
+}
+
+/// The poll state machine. See the module docs for the driving loop.
+#[derive(Debug)]
+pub struct Poller {
+    config: Config,
+}
+
+impl Config {
+    /// Validates `base_url` (https, or http for localhost/127.0.0.1/[::1]; no userinfo,
+    /// query or fragment; a trailing `/` is dropped) and `job_uid` (one path segment).
+    pub fn new(base_url: &str, job_uid: &str) -> Result<Config, ConfigError> {
+        let _ = (base_url, job_uid);
+        todo!("engine helper")
+    }
+
+    /// The validated base URL, without a trailing slash.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The validated job uid.
+    pub fn job_uid(&self) -> &str {
+        &self.job_uid
+    }
+}
+
+impl Poller {
+    /// A poller at the start of the run, or where `cursor` (from [`Poller::cursor`]) left off.
+    /// A malformed cursor, or one for another job, is a [`ConfigError`] on option `cursor`.
+    pub fn new(config: Config, cursor: Option<&str>, now_ms: u64) -> Result<Poller, ConfigError> {
+        let _ = (cursor, now_ms);
+        Ok(Poller { config })
+    }
+
+    /// Feed an event.
+    pub fn handle(&mut self, event: Event, now_ms: u64) {
+        let _ = (event, now_ms);
+        todo!("engine helper")
+    }
+
+    /// What to do next.
+    pub fn next_action(&mut self, now_ms: u64) -> Action {
+        let _ = now_ms;
+        todo!("engine helper")
+    }
+
+    /// Opaque, JSON-safe resume token: the position after the last delivered row. No secrets.
+    pub fn cursor(&self) -> String {
+        todo!("engine helper")
+    }
+
+    /// Requests sent so far.
+    pub fn requests(&self) -> u32 {
+        todo!("engine helper")
+    }
+
+    /// True once Complete or Fail was returned.
+    pub fn is_terminal(&self) -> bool {
+        todo!("engine helper")
+    }
+
+    /// The config in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+}

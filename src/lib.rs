@@ -1,0 +1,12 @@
+//! Poll Captain Data v3 runs and hand early results to JavaScript as they appear.
+//!
+//! The crate has three layers: [`api`] (wire types and their classification),
+//! [`engine`] (the pure poll state machine) and, on `wasm32` only, `wasm` (the
+//! JS-facing glue that performs the engine's fetches and timers).
+#![deny(missing_docs)]
+
+pub mod api;
+pub mod engine;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
