@@ -1,0 +1,401 @@
+// The simulated Captain Data v3 API: one Fetch-API handler (Request → Response) that runs
+// in Node, browsers, Service Workers and workerd. No node: imports here.
+import { manualClock, systemClock } from "./clock.js";
+import {
+  ALL_INPUTS_FAILED,
+  createJob as buildJob,
+  describeJob,
+  forceEnd,
+  isTerminal,
+  jobState,
+  resultsBody,
+  runBody,
+} from "./jobs.js";
+import { seededRandom, seededUid } from "./random.js";
+
+export { manualClock };
+
+const BASE = "/v3";
+const KINDS = ["run", "results", "schedule", "other", "preflight"];
+const CORS = {
+  "access-control-allow-origin": "*",
+  "access-control-expose-headers": "retry-after",
+};
+const PREFLIGHT_HEADERS = "authorization, x-project-id, content-type";
+const encoder = new TextEncoder();
+
+/**
+ * @typedef {import("./jobs.js").JobSpec} JobSpec
+ * @typedef {{ seq: number, t: number, method: string, path: string, kind: string,
+ *   status: number | null, bytes: number, jobUid: string | null, error?: string }} LogEntry
+ *   `status` is null while the request is in flight and 0 when the connection was dropped/aborted.
+ * @typedef {{ apiKey?: string, projectId?: string, clock?: { now(): number }, seed?: number,
+ *   webhook?: { url: string, headers?: Record<string, string> } | null, defaults?: JobSpec }} SimOptions
+ */
+
+/** A dropped connection: `handle()` rejects with this; the Node adapter destroys the socket. */
+export class SimulatedDrop extends TypeError {
+  constructor() {
+    super("fetch failed: connection dropped by the simulator");
+    this.name = "TypeError";
+    this.simDrop = true;
+  }
+}
+
+function json(status, body, headers = {}) {
+  return { status, text: JSON.stringify(body), headers };
+}
+
+function toResponse({ status, text, headers }) {
+  const all = { ...CORS, "content-type": "application/json", ...headers };
+  return new Response(status === 204 ? null : text, { status, headers: all });
+}
+
+/** A delay that ends early (rejecting) when the request is aborted. */
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(id);
+      reject(signal.reason ?? new DOMException("The request was aborted", "AbortError"));
+    };
+    const id = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Splits `/v3/...` into a route; segments are decoded, so `%2F` stays inside one segment. */
+function matchRoute(method, pathname) {
+  if (!pathname.startsWith(`${BASE}/`)) return { kind: "other" };
+  let parts;
+  try {
+    parts = pathname.slice(BASE.length + 1).split("/").map(decodeURIComponent);
+  } catch {
+    return { kind: "other" };
+  }
+  const route =
+    parts[0] === "jobs" && parts.length === 2 ? { kind: "run", jobUid: parts[1], method: "GET" }
+    : parts[0] === "jobs" && parts.length === 3 && parts[2] === "results" ? { kind: "results", jobUid: parts[1], method: "GET" }
+    : parts[0] === "workflows" && parts.length === 3 && parts[2] === "schedule" ? { kind: "schedule", workflowUid: parts[1], method: "POST" }
+    : null;
+  if (!route || parts[1] === "") return { kind: "other" };
+  return { ...route, allowed: route.method === method };
+}
+
+/**
+ * Creates a simulator. See sim/README in the brief: launch, run, results with paging,
+ * a controllable clock, a seeded fault plan, counters and a webhook.
+ * @param {SimOptions} [options]
+ */
+export function createSim(options = {}) {
+  const { apiKey = "sim-key", projectId = "sim-project", seed = 1, webhook = null, defaults = {} } = options;
+  const clock = options.clock ?? systemClock;
+  const usesWallClock = !options.clock;
+  let uidRandom = seededRandom(seed);
+  /** @type {Map<string, ReturnType<typeof buildJob>>} */
+  const jobs = new Map();
+  /** @type {LogEntry[]} */
+  let log = [];
+  let webhookLog = [];
+  const timers = new Set();
+  const pendingWebhooks = new Set();
+
+  function createJob(spec = {}) {
+    const uid = spec.jobUid ?? seededUid(uidRandom);
+    if (typeof uid !== "string" || uid === "") throw new TypeError("Expected `jobUid` to be a non-empty string");
+    if (jobs.has(uid)) throw new TypeError(`A job with uid ${uid} already exists`);
+    const job = buildJob(uid, { ...defaults, ...spec, faults: spec.faults ?? defaults.faults }, clock.now(), seed);
+    jobs.set(uid, job);
+    watchForEnd(job);
+    return { jobUid: uid };
+  }
+
+  // With the wall clock and a webhook, a timer notices the end; with a manual clock, tick() does.
+  function watchForEnd(job) {
+    if (!webhook || !usesWallClock) return;
+    const ms = describeJob(job, jobState(job, clock.now())).endsAt - clock.now() + 1;
+    const id = setTimeout(() => {
+      timers.delete(id);
+      tick();
+    }, Math.max(0, ms));
+    id?.unref?.();
+    timers.add(id);
+  }
+
+  /** Sends the webhook of every job that has ended and not yet notified. */
+  function tick() {
+    const now = clock.now();
+    for (const job of jobs.values()) {
+      const state = jobState(job, now);
+      if (!job.webhookSent && isTerminal(state.status)) {
+        job.webhookSent = true;
+        if (webhook) sendWebhook(job, state);
+      }
+    }
+  }
+
+  function sendWebhook(job, state) {
+    const ok = state.status === "finished" || state.status === "warning";
+    const payload = {
+      uid: seededUid(uidRandom),
+      job_uid: job.uid,
+      message: ok ? "Job successfully finished." : "Job failed.",
+      project_uid: projectId,
+      error: !ok,
+      workflow_uid: job.workflowUid,
+      workflow_name: "Simulated workflow",
+      job_name: job.name,
+    };
+    const record = { t: clock.now(), jobUid: job.uid, payload, status: null, error: null };
+    webhookLog.push(record);
+    const sent = fetch(webhook.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...webhook.headers },
+      body: JSON.stringify(payload),
+    })
+      .then(async (res) => {
+        record.status = res.status;
+        await res.arrayBuffer();
+      })
+      .catch((e) => {
+        record.error = String(e?.message ?? e);
+      })
+      .finally(() => pendingWebhooks.delete(sent));
+    pendingWebhooks.add(sent);
+  }
+
+  function lookup(jobUid) {
+    const job = jobs.get(jobUid);
+    if (!job) throw new TypeError(`No simulated job ${jobUid}`);
+    return job;
+  }
+
+  function job(jobUid) {
+    const j = lookup(jobUid);
+    return describeJob(j, jobState(j, clock.now()));
+  }
+
+  function finish(jobUid, status = "finished") {
+    forceEnd(lookup(jobUid), clock.now(), status, false);
+    tick();
+    return job(jobUid);
+  }
+
+  function stop(jobUid) {
+    forceEnd(lookup(jobUid), clock.now(), "stopped", true);
+    tick();
+    return job(jobUid);
+  }
+
+  function stats(jobUid) {
+    const entries = jobUid ? log.filter((e) => e.jobUid === jobUid) : log;
+    const requests = Object.fromEntries([...KINDS, "total"].map((k) => [k, 0]));
+    const bytes = { ...requests };
+    for (const e of entries) {
+      requests[e.kind] += 1;
+      bytes[e.kind] += e.bytes;
+      // Preflights are counted apart: they only exist in browsers and are not API calls.
+      if (e.kind !== "preflight") {
+        requests.total += 1;
+        bytes.total += e.bytes;
+      }
+    }
+    return { requests, bytes, log: entries.map((e) => ({ ...e })) };
+  }
+
+  /**
+   * What a naive loop would have cost on this job's timeline: every `intervalMs` from the
+   * job's creation until it ends, one status read plus every results page from page 1.
+   */
+  function naiveCost(jobUid, { intervalMs = 10000, origin = "http://127.0.0.1" } = {}) {
+    const j = lookup(jobUid);
+    let requests = 0;
+    let bytes = 0;
+    let ticks = 0;
+    for (let t = j.createdAt; ; t += intervalMs) {
+      const state = jobState(j, t);
+      ticks += 1;
+      requests += 1;
+      bytes += encoder.encode(JSON.stringify(runBody(j, state))).length;
+      if (state.errorMessage === ALL_INPUTS_FAILED) break;
+      for (let page = 1; ; page++) {
+        const body = resultsBody(j, state, page, `${origin}${BASE}/jobs/${j.uid}/results`);
+        requests += 1;
+        bytes += encoder.encode(JSON.stringify(body)).length;
+        if (!body.paging.have_next_page) break;
+      }
+      if (isTerminal(state.status)) break;
+    }
+    return { requests, bytes, ticks, intervalMs };
+  }
+
+  function reset() {
+    for (const id of timers) clearTimeout(id);
+    timers.clear();
+    jobs.clear();
+    log = [];
+    webhookLog = [];
+    uidRandom = seededRandom(seed);
+  }
+
+  function checkAuth(request) {
+    if (request.headers.get("authorization") !== `x-api-key ${apiKey}`) return json(401, { message: "Unauthorized" });
+    if (request.headers.get("x-project-id") !== projectId) return json(403, { message: "Forbidden: wrong project" });
+    return null;
+  }
+
+  async function schedule(request, route, entry) {
+    let body;
+    try {
+      body = await request.json();
+    } catch {
+      return json(400, { message: "Request body must be JSON" });
+    }
+    if (!body || !Array.isArray(body.inputs) || body.inputs.length === 0) {
+      return json(400, { message: "`inputs` is required and must be a non-empty array" });
+    }
+    if (body.job_name !== undefined && typeof body.job_name !== "string") {
+      return json(400, { message: "`job_name` must be a string" });
+    }
+    const { jobUid } = createJob({ inputs: body.inputs.length, name: body.job_name, workflowUid: route.workflowUid });
+    entry.jobUid = jobUid;
+    return json(200, { message: "Bot successfully scheduled.", job_uid: jobUid, workflow: { uid: route.workflowUid } });
+  }
+
+  function normalAnswer(j, route, url) {
+    const state = jobState(j, clock.now());
+    if (route.kind === "run") return json(200, runBody(j, state));
+    if (state.errorMessage === ALL_INPUTS_FAILED) return json(400, { message: ALL_INPUTS_FAILED });
+    const pageParam = url.searchParams.get("page");
+    const page = pageParam === null ? 1 : Number(pageParam);
+    if (!Number.isInteger(page) || page < 1) return json(400, { message: "`page` must be an integer ≥ 1" });
+    const nextBase = `${url.origin}${BASE}/jobs/${encodeURIComponent(j.uid)}/results`;
+    return json(200, resultsBody(j, state, page, nextBase));
+  }
+
+  function retryAfterHeader(retryAfter) {
+    if (retryAfter === "date") return { "retry-after": new Date(clock.now() + 1000).toUTCString() };
+    if (typeof retryAfter === "number") return { "retry-after": String(retryAfter) };
+    return {};
+  }
+
+  async function jobAnswer(request, route, url) {
+    const j = jobs.get(route.jobUid);
+    if (!j) return json(404, { message: "Job not found" });
+    if (j.faults.wrongCredentials) return json(401, { message: "Unauthorized" });
+    const fault = j.faults.decide(route.kind);
+    if (fault.delayMs > 0) await sleep(fault.delayMs, request.signal);
+    if (fault.respond === "drop") throw new SimulatedDrop();
+    if (fault.respond === 429) return json(429, { message: "Too Many Requests" }, retryAfterHeader(fault.retryAfter));
+    if (typeof fault.respond === "number") return json(fault.respond, { message: "Internal Server Error" });
+    const answer = normalAnswer(j, route, url);
+    if (fault.respond === "malformed" && answer.status === 200) {
+      return { ...answer, text: answer.text.slice(0, Math.max(1, Math.floor(answer.text.length / 2))) };
+    }
+    return answer;
+  }
+
+  async function apiAnswer(request, route, url, entry) {
+    if (route.kind === "other") return json(404, { message: "Not found" });
+    if (!route.allowed) return json(405, { message: "Method not allowed" }, { allow: route.method });
+    const denied = checkAuth(request);
+    if (denied) return denied;
+    if (route.kind === "schedule") return schedule(request, route, entry);
+    return jobAnswer(request, route, url);
+  }
+
+  async function control(request, url) {
+    const parts = url.pathname.split("/").slice(2).map(decodeURIComponent);
+    const body = request.method === "POST" ? await request.text() : "";
+    const input = body ? JSON.parse(body) : {};
+    const [what, uid, action] = parts;
+    if (what === "reset" && request.method === "POST") return (reset(), json(200, { ok: true }));
+    if (what === "stats") return json(200, stats(url.searchParams.get("job") ?? undefined));
+    if (what === "webhooks") return json(200, webhookLog);
+    if (what !== "jobs") return json(404, { message: "Unknown control route" });
+    if (!uid && request.method === "POST") {
+      const { jobUid } = createJob(input);
+      return json(201, job(jobUid));
+    }
+    if (!jobs.has(uid)) return json(404, { message: "Job not found" });
+    if (!action) return json(200, job(uid));
+    if (action === "finish" && request.method === "POST") return json(200, finish(uid, input.status));
+    if (action === "stop" && request.method === "POST") return json(200, stop(uid));
+    if (action === "naive") return json(200, naiveCost(uid, { intervalMs: Number(url.searchParams.get("intervalMs") ?? 10000), origin: url.origin }));
+    return json(404, { message: "Unknown control route" });
+  }
+
+  async function controlAnswer(request, url) {
+    try {
+      return await control(request, url);
+    } catch (e) {
+      if (e instanceof TypeError || e instanceof SyntaxError) return json(400, { message: e.message });
+      throw e;
+    }
+  }
+
+  function preflight(request, entry) {
+    entry.kind = "preflight";
+    const asked = request.headers.get("access-control-request-headers");
+    return {
+      status: 204,
+      text: "",
+      headers: {
+        "access-control-allow-methods": "GET, POST, OPTIONS",
+        "access-control-allow-headers": asked ? `${PREFLIGHT_HEADERS}, ${asked}` : PREFLIGHT_HEADERS,
+        "access-control-max-age": "600",
+      },
+    };
+  }
+
+  /**
+   * Answers one request like the Captain Data v3 API would (plus `/__sim/*` control routes).
+   * Rejects with a TypeError when the fault plan drops the connection or the request is aborted.
+   * @param {Request} request
+   * @returns {Promise<Response>}
+   */
+  async function handle(request) {
+    const url = new URL(request.url);
+    tick();
+    if (url.pathname.startsWith("/__sim/")) return toResponse(await controlAnswer(request, url));
+    const route = matchRoute(request.method, url.pathname);
+    /** @type {LogEntry} */
+    const entry = { seq: log.length, t: clock.now(), method: request.method, path: url.pathname + url.search, kind: route.kind, status: null, bytes: 0, jobUid: route.jobUid ?? null };
+    log.push(entry);
+    try {
+      const answer = request.method === "OPTIONS" ? preflight(request, entry) : await apiAnswer(request, route, url, entry);
+      entry.status = answer.status;
+      entry.bytes = encoder.encode(answer.text).length;
+      return toResponse(answer);
+    } catch (e) {
+      entry.status = 0;
+      entry.error = e?.simDrop ? "dropped" : "aborted";
+      throw e;
+    }
+  }
+
+  return {
+    handle,
+    createJob,
+    job,
+    stats,
+    finish,
+    stop,
+    tick,
+    reset,
+    naiveCost,
+    /** Webhooks sent so far: `{ t, jobUid, payload, status, error }`. */
+    webhooks: () => webhookLog.map((w) => ({ ...w })),
+    /** Resolves when every webhook POST in flight has settled. */
+    webhooksSettled: () => Promise.all([...pendingWebhooks]),
+    /** Clears timers; the simulator keeps answering. */
+    dispose() {
+      for (const id of timers) clearTimeout(id);
+      timers.clear();
+    },
+    options: { apiKey, projectId, seed, basePath: BASE },
+  };
+}
