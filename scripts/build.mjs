@@ -1,0 +1,68 @@
+// `npm run build`: cargo (release, wasm32) → wasm-bindgen of the locked version → wasm-opt -Oz
+// from the npm package `binaryen` → validate → print the size. Idempotent; a failure names its step.
+import { readFileSync, rmSync } from "node:fs";
+import path from "node:path";
+import { StepError, cli, isMain, root, run } from "./exec.mjs";
+import { setupBuildTools } from "./setup.mjs";
+import { GLUE, WASM, measure, summary } from "./size.mjs";
+
+const CRATE = "captaindata_poller";
+const OUT_DIR = "pkg";
+
+// --target web: an ES module with `init`/`initSync`, usable by pages, bundlers, Node (initSync
+// with the bytes) and workerd (initSync with a compiled module). Types are hand-written in
+// index.d.ts, so wasm-bindgen's .d.ts is not generated.
+const BINDGEN_FLAGS = ["--target", "web", "--no-typescript"];
+
+// Debian's wasm-opt 108 breaks current wasm-bindgen output; the npm `binaryen` one does not.
+// rustc's wasm32 output uses these post-MVP features; wasm-opt must accept them and may use them.
+const WASM_OPT_FLAGS = [
+  "-Oz",
+  "--enable-bulk-memory",
+  "--enable-nontrapping-float-to-int",
+  "--enable-sign-ext",
+  "--enable-mutable-globals",
+  "--enable-reference-types",
+  "--enable-multivalue",
+  "--enable-bulk-memory-opt",
+  "--enable-call-indirect-overlong",
+];
+
+/** cargo build; returns the path of the .wasm cargo reports (whatever CARGO_TARGET_DIR is). */
+async function cargoBuild() {
+  const args = ["build", "--release", "--target", "wasm32-unknown-unknown", "--lib", "--message-format=json-render-diagnostics"];
+  const out = await run("cargo build", "cargo", args, { capture: true });
+  const wasm = out
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line))
+    .filter((msg) => msg.reason === "compiler-artifact" && msg.target?.name === CRATE)
+    .flatMap((msg) => msg.filenames)
+    .find((file) => file.endsWith(".wasm"));
+  if (!wasm) throw new StepError("cargo build", `cargo reported no ${CRATE}.wasm artifact`);
+  return wasm;
+}
+
+/** Fail here, not in a user's browser, if the optimised module is not valid WebAssembly. */
+async function validate() {
+  try {
+    await WebAssembly.compile(readFileSync(path.join(root, WASM)));
+  } catch (err) {
+    throw new StepError("validate", `${WASM} does not compile: ${err.message}`);
+  }
+}
+
+export async function build() {
+  await setupBuildTools();
+  const wasm = await cargoBuild();
+  // Start from an empty pkg/ so files from earlier flags never linger in the package.
+  rmSync(path.join(root, OUT_DIR), { recursive: true, force: true });
+  await run("wasm-bindgen", "wasm-bindgen", [...BINDGEN_FLAGS, "--out-dir", OUT_DIR, wasm]);
+  const wasmOpt = path.join(root, "node_modules", ".bin", "wasm-opt");
+  await run("wasm-opt", wasmOpt, [...WASM_OPT_FLAGS, WASM, "-o", WASM]);
+  await validate();
+  console.log(`built ${WASM} and ${GLUE}`);
+  console.log(summary(measure()));
+}
+
+if (isMain(import.meta.url)) cli(build);

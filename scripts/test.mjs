@@ -1,0 +1,115 @@
+// `npm test`: set up, then every test suite in order; stops at the first failing stage and
+// prints a summary with times. `node scripts/test.mjs size types` runs only the named stages.
+// Later issues (demo in Playwright, worker in Miniflare, bench smoke) add entries to `stages`.
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { StepError, cli, isMain, root, run } from "./exec.mjs";
+import { build } from "./build.mjs";
+import { CHROMEDRIVER, setup } from "./setup.mjs";
+import { checkSize } from "./size.mjs";
+
+/** Files in `dir` (relative to the root) whose names match `pattern`, sorted. */
+function filesIn(dir, pattern) {
+  const abs = path.join(root, dir);
+  if (!existsSync(abs)) return [];
+  return readdirSync(abs)
+    .filter((name) => pattern.test(name))
+    .sort()
+    .map((name) => path.join(dir, name));
+}
+
+const wasmTestTargets = () => filesIn("tests", /^wasm_.*\.rs$/).map((f) => path.basename(f, ".rs"));
+const nodeTestFiles = () => [...filesIn("tests", /\.test\.mjs$/), ...filesIn(path.join("tests", "package"), /\.test\.mjs$/)];
+const bin = (name) => path.join(root, "node_modules", ".bin", name);
+
+/** wasm-bindgen-test in one environment; the runner's env vars pick it per pass. */
+function wasmTests(env) {
+  const args = ["test", "--target", "wasm32-unknown-unknown", ...wasmTestTargets().flatMap((t) => ["--test", t])];
+  return run("wasm tests", "cargo", args, {
+    env: { CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER: "wasm-bindgen-test-runner", ...env },
+  });
+}
+
+const noWasmTests = () => (wasmTestTargets().length === 0 ? "no tests/wasm_*.rs yet" : null);
+
+/**
+ * The pipeline. `skip` returns a reason (printed, and shown in the summary) when a stage's
+ * inputs do not exist yet; a stage whose inputs exist always runs and must pass.
+ */
+export const stages = [
+  { id: "setup", name: "setup", run: setup },
+  // --show-output prints what passing tests wrote, e.g. the property test's case count.
+  { id: "cargo-test", name: "cargo test (native)", run: () => run("cargo test", "cargo", ["test", "--", "--show-output"]) },
+  { id: "build", name: "build (npm run build)", run: build },
+  { id: "size", name: "size check", run: checkSize },
+  {
+    id: "wasm-node",
+    name: "wasm tests in Node",
+    skip: noWasmTests,
+    run: () => wasmTests({ WASM_BINDGEN_TEST_ONLY_NODE: "1" }),
+  },
+  {
+    id: "wasm-chromium",
+    name: "wasm tests in headless Chromium",
+    skip: noWasmTests,
+    run: () => wasmTests({ WASM_BINDGEN_USE_BROWSER: "1", WASM_BINDGEN_TEST_ONLY_WEB: "1", CHROMEDRIVER }),
+  },
+  {
+    id: "types",
+    name: "types (tsc --noEmit)",
+    skip: () => (existsSync(path.join(root, "index.d.ts")) ? null : "index.d.ts not written yet"),
+    run: () => run("types", bin("tsc"), ["--noEmit", "-p", "tests/types"]),
+  },
+  {
+    id: "node-test",
+    name: "node:test suites",
+    skip: () => (nodeTestFiles().length === 0 ? "no tests/*.test.mjs yet" : null),
+    // Two cores: two test files at a time keeps the simulator servers responsive.
+    run: () => run("node:test", process.execPath, ["--test", "--test-concurrency=2", ...nodeTestFiles()]),
+  },
+];
+
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+function printSummary(results) {
+  console.log("\nnpm test summary:");
+  for (const r of results) {
+    const time = r.ms === undefined ? "" : seconds(r.ms);
+    console.log(`  ${r.status.padEnd(8)} ${r.name.padEnd(34)} ${time.padStart(8)}${r.note ? `  (${r.note})` : ""}`);
+  }
+}
+
+/** Run the selected stages (all by default) in pipeline order; throw on the first failure. */
+export async function test(ids = []) {
+  const unknown = ids.filter((id) => !stages.some((s) => s.id === id));
+  if (unknown.length > 0) {
+    throw new StepError("npm test", `unknown stage ${unknown.join(", ")}; stages: ${stages.map((s) => s.id).join(", ")}`);
+  }
+  const selected = ids.length === 0 ? stages : stages.filter((s) => ids.includes(s.id));
+  const results = selected.map((s) => ({ name: s.name, status: "not run" }));
+  const started = Date.now();
+  try {
+    for (const [i, stage] of selected.entries()) {
+      const reason = stage.skip?.();
+      if (reason) {
+        console.log(`\n=== ${stage.name}: SKIPPED (${reason})`);
+        Object.assign(results[i], { status: "skipped", note: reason });
+        continue;
+      }
+      console.log(`\n=== ${stage.name}`);
+      const t0 = Date.now();
+      try {
+        await stage.run();
+        Object.assign(results[i], { status: "ok", ms: Date.now() - t0 });
+      } catch (err) {
+        Object.assign(results[i], { status: "FAILED", ms: Date.now() - t0 });
+        throw new StepError(`stage "${stage.name}"`, err instanceof StepError ? err.message : String(err?.stack ?? err));
+      }
+    }
+  } finally {
+    printSummary(results);
+    console.log(`  total ${seconds(Date.now() - started)}`);
+  }
+}
+
+if (isMain(import.meta.url)) cli(() => test(process.argv.slice(2)));
