@@ -1,0 +1,130 @@
+// Type test (DESIGN §3): compiled with `tsc --noEmit -p tests/types`, never run.
+// It imports the package by name, so it checks the "types" export a user gets, and it
+// touches every option, callback and result. `@ts-expect-error` lines must stay errors:
+// they prove the types reject what the runtime rejects.
+import { JobPoller, pollStep, scheduleWorkflow } from "captaindata-poller";
+
+type Options = ConstructorParameters<typeof JobPoller>[0];
+type Batch = Parameters<NonNullable<Options["onBatch"]>>[0];
+type Run = Parameters<NonNullable<Options["onStatus"]>>[0];
+type Summary = Parameters<NonNullable<Options["onComplete"]>>[0];
+type PollError = Parameters<NonNullable<Options["onError"]>>[0];
+type ErrorCode = PollError["code"];
+
+declare const table: { append(rows: readonly unknown[]): void };
+declare const savedCursor: string | undefined;
+const controller = new AbortController();
+
+// Every documented error code is a member of the code type…
+const codes: ErrorCode[] = [
+  "ALL_INPUTS_FAILED",
+  "JOB_FAILED",
+  "UNAUTHORIZED",
+  "NOT_FOUND",
+  "TIMEOUT",
+  "BUDGET_EXHAUSTED",
+  "RETRIES_EXHAUSTED",
+  "BAD_RESPONSE",
+  "ABORTED",
+];
+// …and the type is a union of codes, not any string, so a typo is caught.
+// @ts-expect-error not an error code
+const typo: ErrorCode = "ALL_INPUT_FAILED";
+
+const options: Options = {
+  jobUid: "job_123",
+  apiKey: "key",
+  projectId: "project_1",
+  baseUrl: "https://proxy.example.com/v3",
+  headers: { "x-proxy-token": "t" },
+  intervalMs: 10_000,
+  statusEvery: 5,
+  maxDurationMs: 21_600_000,
+  maxRequests: 500,
+  timeoutMs: 30_000,
+  retry: { retries: 5, minDelayMs: 1_000, maxDelayMs: 60_000 },
+  cursor: savedCursor,
+  signal: controller.signal,
+  fetch: (input, init) => fetch(input, init),
+  rowKey: "linkedin_profile_url",
+  seed: 42,
+  async onBatch(batch) {
+    const rows: readonly unknown[] = batch.results;
+    const offset: number = batch.offset;
+    const cursor: string = batch.cursor;
+    table.append(rows);
+    localStorage.setItem(`cursor:${offset}`, cursor);
+  },
+  onStatus(run) {
+    const status: string = run.status;
+    const counts: (number | null | undefined)[] = [run.rowCount, run.totalRowCount, run.numberInputs];
+    console.log(status, counts);
+  },
+  onComplete(summary) {
+    const fields: [string, number, number, number] = [
+      summary.status,
+      summary.totalResults,
+      summary.requests,
+      summary.durationMs,
+    ];
+    console.log(fields);
+  },
+  onError(error) {
+    const asError: Error = error;
+    const code: ErrorCode = error.code;
+    console.log(asError.name, asError.message, code);
+  },
+  onCallbackError(error) {
+    console.log(error);
+  },
+};
+
+// @ts-expect-error jobUid is required
+const noJob: Options = { apiKey: "key" };
+// @ts-expect-error intervalMs is a number
+const badInterval: Options = { jobUid: "j", intervalMs: "10s" };
+// @ts-expect-error callbacks are functions
+const badCallback: Options = { jobUid: "j", onBatch: "append" };
+
+// A proxy adds the credentials: jobUid alone is a valid configuration.
+const minimal = new JobPoller({ jobUid: "job_123", baseUrl: "http://127.0.0.1:8787/v3" });
+
+async function usePoller(): Promise<void> {
+  const poller = new JobPoller(options);
+  const running: Promise<Summary> = poller.start();
+  const cursor: string = poller.cursor;
+  poller.webhookReceived({
+    uid: "w1",
+    job_uid: "job_123",
+    message: "Job successfully finished.",
+    project_uid: "project_1",
+    error: false,
+    workflow_uid: "wf_1",
+    workflow_name: "Extract",
+    job_name: "run 1",
+  });
+  for await (const batch of poller) {
+    const same: Batch = batch;
+    console.log(same.results.length);
+  }
+  const stopped: void = poller.stop();
+  const summary = await running;
+  const total: number = summary.totalResults;
+  console.log(cursor, stopped, total, minimal);
+}
+
+async function useCron(): Promise<void> {
+  const connection = { apiKey: "key", projectId: "project_1", baseUrl: "https://api.captaindata.co/v3" };
+  const { jobUid } = await scheduleWorkflow(connection, "workflow_1", { job_name: "nightly", inputs: [] });
+  const uid: string = jobUid;
+  const step = await pollStep({ ...connection, jobUid: uid, cursor: savedCursor, maxRequests: 40, deadlineMs: 25_000 });
+  const rows: readonly unknown[] = step.results;
+  const next: string = step.cursor;
+  const status: string = step.status;
+  const done: boolean = step.done;
+  const failure: PollError | undefined = step.error;
+  console.log(rows, next, status, done, failure?.code);
+}
+
+const run: Run | undefined = undefined;
+export { codes, typo, noJob, badInterval, badCallback, usePoller, useCron, run };
