@@ -4,6 +4,14 @@
 //! paging, error bodies); result rows never become Rust values. The wasm glue
 //! fills these structs from parsed JS values, native tests build them directly.
 
+mod errors;
+mod retry_after;
+mod status;
+
+pub use errors::{classify_http, Disposition};
+pub use retry_after::parse_retry_after;
+pub use status::{classify_status, is_all_inputs_failed, RunClass};
+
 /// What the glue read from a `GET /jobs/{uid}` body.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunInfo {

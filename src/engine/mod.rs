@@ -22,6 +22,14 @@
 
 use crate::api::{Outcome, RunInfo};
 
+mod backoff;
+mod config;
+mod cursor;
+mod origin;
+mod poller;
+
+pub use config::{validate_base_url, validate_path_segment};
+
 /// Identifies one request so that a late answer to an abandoned request is ignored.
 pub type RequestId = u32;
 
@@ -255,14 +263,27 @@ pub enum Event {
 #[derive(Debug)]
 pub struct Poller {
     config: Config,
+    state: poller::State,
 }
 
 impl Config {
     /// Validates `base_url` (https, or http for localhost/127.0.0.1/[::1]; no userinfo,
     /// query or fragment; a trailing `/` is dropped) and `job_uid` (one path segment).
     pub fn new(base_url: &str, job_uid: &str) -> Result<Config, ConfigError> {
-        let _ = (base_url, job_uid);
-        todo!("engine helper")
+        validate_path_segment("jobUid", job_uid)?;
+        Ok(Config {
+            base_url: validate_base_url(base_url)?,
+            job_uid: job_uid.to_string(),
+            interval_ms: 10_000,
+            status_every: 5,
+            max_duration_ms: Some(21_600_000),
+            max_requests: None,
+            timeout_ms: 30_000,
+            retry: RetryPolicy::default(),
+            seed: 0,
+            step_mode: false,
+            dedupe: false,
+        })
     }
 
     /// The validated base URL, without a trailing slash.
@@ -280,35 +301,33 @@ impl Poller {
     /// A poller at the start of the run, or where `cursor` (from [`Poller::cursor`]) left off.
     /// A malformed cursor, or one for another job, is a [`ConfigError`] on option `cursor`.
     pub fn new(config: Config, cursor: Option<&str>, now_ms: u64) -> Result<Poller, ConfigError> {
-        let _ = (cursor, now_ms);
-        Ok(Poller { config })
+        let state = poller::State::new(&config, cursor, now_ms)?;
+        Ok(Poller { config, state })
     }
 
     /// Feed an event.
     pub fn handle(&mut self, event: Event, now_ms: u64) {
-        let _ = (event, now_ms);
-        todo!("engine helper")
+        self.on_event(event, now_ms)
     }
 
     /// What to do next.
     pub fn next_action(&mut self, now_ms: u64) -> Action {
-        let _ = now_ms;
-        todo!("engine helper")
+        self.decide(now_ms)
     }
 
     /// Opaque, JSON-safe resume token: the position after the last delivered row. No secrets.
     pub fn cursor(&self) -> String {
-        todo!("engine helper")
+        self.cursor_state().encode()
     }
 
     /// Requests sent so far.
     pub fn requests(&self) -> u32 {
-        todo!("engine helper")
+        self.state.requests()
     }
 
     /// True once Complete or Fail was returned.
     pub fn is_terminal(&self) -> bool {
-        todo!("engine helper")
+        self.state.is_terminal()
     }
 
     /// The config in force.

@@ -1,0 +1,243 @@
+//! The resume token: `"cdp1."` + base64url (no padding) of a small `|`-separated text.
+//!
+//! Payload fields: job uid, rows delivered, rows of the current page consumed, polls
+//! done, terminal status (`s:<status>` success / `f:<status>` failure / empty), and the
+//! current page relative to the origin (empty = first page). Free-text fields are
+//! percent-encoded so `|` can separate them. The host is never stored, nor any secret.
+
+use super::ConfigError;
+
+const PREFIX: &str = "cdp1.";
+
+/// The position a cursor restores.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct CursorState {
+    pub job_uid: String,
+    pub offset: u64,
+    pub skip: usize,
+    pub polls: u32,
+    /// `(succeeded, status)` when the run's end was seen but the final read did not finish.
+    pub terminal: Option<(bool, String)>,
+    /// Path + query of the page being read, relative to the base's origin.
+    pub page: Option<String>,
+}
+
+impl CursorState {
+    pub fn encode(&self) -> String {
+        let terminal = match &self.terminal {
+            Some((true, s)) => format!("s:{}", percent_encode(s)),
+            Some((false, s)) => format!("f:{}", percent_encode(s)),
+            None => String::new(),
+        };
+        let page = self.page.as_deref().map(percent_encode).unwrap_or_default();
+        let text = format!(
+            "{}|{}|{}|{}|{terminal}|{page}",
+            self.job_uid, self.offset, self.skip, self.polls
+        );
+        format!("{PREFIX}{}", base64url_encode(text.as_bytes()))
+    }
+
+    /// Parses a cursor and checks it belongs to `job_uid`.
+    pub fn decode(cursor: &str, job_uid: &str) -> Result<CursorState, ConfigError> {
+        let state = parse(cursor).ok_or_else(|| ConfigError {
+            option: "cursor",
+            message: "Expected `cursor` to be a string from poller.cursor".into(),
+        })?;
+        if state.job_uid != job_uid {
+            let message = format!("cursor belongs to run {}, not {job_uid}", state.job_uid);
+            return Err(ConfigError {
+                option: "cursor",
+                message,
+            });
+        }
+        Ok(state)
+    }
+}
+
+fn parse(cursor: &str) -> Option<CursorState> {
+    let bytes = base64url_decode(cursor.strip_prefix(PREFIX)?)?;
+    let text = String::from_utf8(bytes).ok()?;
+    let mut fields = text.split('|');
+    let mut next = || fields.next();
+    let job_uid = next()?.to_string();
+    super::validate_path_segment("cursor", &job_uid).ok()?;
+    let offset = next()?.parse().ok()?;
+    let skip = next()?.parse().ok()?;
+    let polls = next()?.parse().ok()?;
+    let terminal = match next()? {
+        "" => None,
+        t => {
+            let (kind, status) = t.split_once(':')?;
+            Some((kind == "s", percent_decode(status)?))
+        }
+    };
+    let page = match next()? {
+        "" => None,
+        p => Some(percent_decode(p)?).filter(|p| p.starts_with('/')),
+    };
+    if next().is_some() {
+        return None;
+    }
+    Some(CursorState {
+        job_uid,
+        offset,
+        skip,
+        polls,
+        terminal,
+        page,
+    })
+}
+
+/// Escapes `%`, `|` and anything outside printable ASCII.
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_graphic() && b != b'%' && b != b'|' {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+        }
+    }
+    out
+}
+
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes.get(i + 1..i + 3)?;
+            let hi = hex_value(hex[0])?;
+            let lo = hex_value(hex[1])?;
+            out.push(hi << 4 | lo);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+fn hex_value(b: u8) -> Option<u8> {
+    char::from(b)
+        .to_digit(16)
+        .and_then(|d| u8::try_from(d).ok())
+}
+
+fn base64url_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len() * 4 / 3 + 3);
+    for chunk in data.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..=chunk.len() {
+            out.push(char::from(B64[(n >> (18 - 6 * i) & 63) as usize]));
+        }
+    }
+    out
+}
+
+fn base64url_decode(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    for chunk in text.as_bytes().chunks(4) {
+        if chunk.len() == 1 {
+            return None;
+        }
+        let mut n = 0u32;
+        for (i, &c) in chunk.iter().enumerate() {
+            let v = B64.iter().position(|&b| b == c)?;
+            n |= (v as u32) << (18 - 6 * i);
+        }
+        for i in 0..chunk.len() - 1 {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> CursorState {
+        CursorState {
+            job_uid: "run-1.a~b_c".into(),
+            offset: 12_345,
+            skip: 17,
+            polls: 4,
+            terminal: Some((false, "stopped|odd%".into())),
+            page: Some("/v3/jobs/run-1.a~b_c/results?cursor=a%2Fb|c&x=.~é".into()),
+        }
+    }
+
+    #[test]
+    fn round_trips_every_field() {
+        let state = sample();
+        let cursor = state.encode();
+        assert_eq!(CursorState::decode(&cursor, "run-1.a~b_c"), Ok(state));
+        let first = CursorState {
+            job_uid: "j".into(),
+            ..CursorState::default()
+        };
+        assert_eq!(CursorState::decode(&first.encode(), "j"), Ok(first));
+    }
+
+    #[test]
+    fn is_json_safe_and_holds_no_host() {
+        let cursor = sample().encode();
+        assert!(cursor.starts_with("cdp1."));
+        assert!(cursor
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\'));
+        let text = String::from_utf8(base64url_decode(&cursor[5..]).unwrap()).unwrap();
+        assert!(!text.contains("://"));
+    }
+
+    #[test]
+    fn base64url_round_trips_all_lengths() {
+        let data: Vec<u8> = (0..=255).collect();
+        for n in 0..10 {
+            assert_eq!(
+                base64url_decode(&base64url_encode(&data[..n])).as_deref(),
+                Some(&data[..n])
+            );
+        }
+        assert_eq!(base64url_encode(b"hello?>"), "aGVsbG8_Pg");
+    }
+
+    #[test]
+    fn another_runs_cursor_is_refused_by_name() {
+        let err = CursorState::decode(&sample().encode(), "other").unwrap_err();
+        assert_eq!(err.option, "cursor");
+        assert_eq!(err.message, "cursor belongs to run run-1.a~b_c, not other");
+    }
+
+    #[test]
+    fn malformed_cursors_are_refused() {
+        let good = sample().encode();
+        for bad in [
+            "",
+            "cdp1.",
+            "cdp2.abc",
+            "cdp1.!!!!",
+            &good[..good.len() - 1],
+            "x",
+        ] {
+            let err = CursorState::decode(bad, "run-1.a~b_c").unwrap_err();
+            assert_eq!(
+                err.message,
+                "Expected `cursor` to be a string from poller.cursor"
+            );
+        }
+        let tampered = format!("cdp1.{}", base64url_encode(b"j|1|x|0||"));
+        assert!(CursorState::decode(&tampered, "j").is_err());
+    }
+}

@@ -1,0 +1,123 @@
+//! Origins compared as plain strings, and `paging.next` resolved against the base URL.
+//! (No `url` crate: it would add IDNA tables to the wasm for one comparison.)
+
+use super::config::split_host;
+
+/// The normalised origin of an absolute URL: lowercase scheme and host, default port
+/// (80 for http, 443 for https) dropped. `None` when it is not an absolute http(s) URL
+/// or carries credentials.
+pub(super) fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    if authority.contains('@') || authority.is_empty() {
+        return None;
+    }
+    let (host, port) = split_host(authority)?;
+    let default = match scheme.as_str() {
+        "https" => "443",
+        "http" => "80",
+        _ => return None,
+    };
+    let host = host.to_ascii_lowercase();
+    Some(match port {
+        "" => format!("{scheme}://{host}"),
+        p if p == default => format!("{scheme}://{host}"),
+        p => format!("{scheme}://{host}:{p}"),
+    })
+}
+
+/// `scheme://authority` of a validated base URL, as written (used to build request URLs).
+pub(super) fn origin_prefix(base: &str) -> &str {
+    let after = base.find("://").map_or(0, |i| i + 3);
+    let end = base[after..]
+        .find(['/', '?', '#'])
+        .map_or(base.len(), |i| after + i);
+    &base[..end]
+}
+
+/// Resolves `paging.next` to a location relative to the base's origin (path + query).
+/// Accepts an absolute URL on the same origin, an origin-relative `/path`, or a
+/// query-only `?…` (relative to `current`, the path of the page that gave it).
+/// Anything else is refused: credentials must never go to another origin.
+pub(super) fn resolve_next(base: &str, current: &str, next: &str) -> Result<String, &'static str> {
+    let next = next.split('#').next().unwrap_or_default();
+    let location = if next.starts_with("//") {
+        return resolve_next(base, current, &format!("{}:{next}", scheme_of(base)));
+    } else if next.starts_with('/') {
+        next.to_string()
+    } else if next.starts_with('?') {
+        let path = current.split('?').next().unwrap_or_default();
+        format!("{path}{next}")
+    } else if next.contains("://") {
+        if origin_of(next).is_none() || origin_of(next) != origin_of(base) {
+            return Err("paging.next points to another origin than baseUrl");
+        }
+        let rest = &next[origin_prefix(next).len()..];
+        match rest.starts_with('/') {
+            true => rest.to_string(),
+            false => format!("/{rest}"),
+        }
+    } else {
+        return Err("paging.next is neither an absolute nor an origin-relative URL");
+    };
+    if location.chars().any(|c| c.is_ascii_control() || c == ' ') {
+        return Err("paging.next contains spaces or control characters");
+    }
+    Ok(location)
+}
+
+fn scheme_of(base: &str) -> &str {
+    base.split("://").next().unwrap_or("https")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "https://api.captaindata.co/v3";
+
+    #[test]
+    fn origins_normalise_case_and_default_ports() {
+        let o = |u| origin_of(u);
+        assert_eq!(o("HTTPS://API.CaptainData.co:443/x"), o(BASE));
+        assert_eq!(o("http://localhost:80"), Some("http://localhost".into()));
+        assert_ne!(o("http://api.captaindata.co/v3"), o(BASE));
+        assert_ne!(o("https://api.captaindata.co:8443/v3"), o(BASE));
+        assert_eq!(o("https://user@api.captaindata.co/v3"), None);
+        assert_eq!(o("ftp://api.captaindata.co"), None);
+    }
+
+    #[test]
+    fn next_on_the_same_origin_becomes_relative() {
+        let r = |n| resolve_next(BASE, "/v3/jobs/j/results", n);
+        assert_eq!(
+            r("/v3/jobs/j/results?page=2"),
+            Ok("/v3/jobs/j/results?page=2".into())
+        );
+        assert_eq!(
+            r("https://api.captaindata.co:443/v3/jobs/j/results?cursor=a%2Fb"),
+            Ok("/v3/jobs/j/results?cursor=a%2Fb".into())
+        );
+        assert_eq!(r("https://api.captaindata.co?x=1"), Ok("/?x=1".into()));
+        assert_eq!(r("?page=3#frag"), Ok("/v3/jobs/j/results?page=3".into()));
+        assert_eq!(r("//api.captaindata.co/v3/p"), Ok("/v3/p".into()));
+    }
+
+    #[test]
+    fn next_on_another_origin_is_refused() {
+        let r = |n| resolve_next(BASE, "/v3/jobs/j/results", n);
+        for bad in [
+            "https://evil.example/v3/jobs/j/results",
+            "http://api.captaindata.co/v3/jobs/j/results",
+            "https://api.captaindata.co.evil.example/v3",
+            "https://api.captaindata.co@evil.example/v3",
+            "//evil.example/v3",
+            "javascript:alert(1)",
+            "results?page=2",
+        ] {
+            assert!(r(bad).is_err(), "{bad}");
+        }
+    }
+}

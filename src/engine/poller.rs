@@ -1,0 +1,590 @@
+//! The poll state machine behind [`Poller`]: position, cadence, retries, budgets, endings.
+
+use std::collections::VecDeque;
+
+use super::backoff::Backoff;
+use super::cursor::CursorState;
+use super::origin::{origin_prefix, resolve_next};
+use super::{
+    Action, Batch, Config, ConfigError, ErrorCode, Event, FetchRequest, PollError, Poller,
+    RequestId, RequestKind, SleepReason, Summary,
+};
+use crate::api::{
+    classify_http, classify_status, is_all_inputs_failed, parse_retry_after, Disposition, Outcome,
+    Page, RunClass, RunInfo,
+};
+
+/// `setTimeout` takes at most 2^31−1 ms; more wraps to an immediate (busy) timer.
+const MAX_TIMER_MS: u64 = 2_147_483_647;
+
+/// What the engine is waiting for before it decides again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    Nothing,
+    Request(RequestId, RequestKind),
+    Timer,
+    Batch,
+    /// The step yielded or the poller ended: nothing more, ever.
+    Over,
+}
+
+/// The next step once nothing is pending.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Next {
+    Fetch(RequestKind),
+    Sleep {
+        ms: u64,
+        reason: SleepReason,
+        then: RequestKind,
+    },
+    Yield,
+    Finish,
+    Fail(PollError),
+}
+
+/// Why polling is winding down: the final results read decides the rest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Ending {
+    Succeeded(String),
+    Failed {
+        status: String,
+        message: Option<String>,
+    },
+    Webhook {
+        failed: bool,
+    },
+}
+
+/// Everything that changes while polling.
+#[derive(Debug)]
+pub(super) struct State {
+    /// Page being read (path + query relative to the origin); `None` = first page.
+    page: Option<String>,
+    /// `paging.next` of `page`, being fetched; becomes `page` once it answers.
+    pending_next: Option<String>,
+    /// Rows of `page` already consumed (delivered or dropped as repeats).
+    skip: usize,
+    /// Rows delivered in total (across resumes).
+    offset: u64,
+    /// Results polls done (across resumes), for `status_every`.
+    polls: u32,
+    prev_keys: Vec<String>,
+    cur_keys: Vec<String>,
+    new_rows: bool,
+    status_seen: bool,
+    last_run: Option<RunInfo>,
+    ending: Option<Ending>,
+    rechecks_left: u32,
+    next: Next,
+    wait: Wait,
+    outbox: VecDeque<Action>,
+    stop: bool,
+    done: bool,
+    next_id: RequestId,
+    requests: u32,
+    retries: u32,
+    backoff: Backoff,
+    started_ms: u64,
+    deadline_ms: Option<u64>,
+}
+
+impl State {
+    pub fn new(config: &Config, cursor: Option<&str>, now_ms: u64) -> Result<State, ConfigError> {
+        let saved = match cursor {
+            Some(c) => CursorState::decode(c, config.job_uid())?,
+            None => CursorState::default(),
+        };
+        let ending = saved.terminal.map(|(succeeded, status)| match succeeded {
+            true => Ending::Succeeded(status),
+            false => Ending::Failed {
+                status,
+                message: None,
+            },
+        });
+        Ok(State {
+            page: saved.page,
+            pending_next: None,
+            skip: saved.skip,
+            offset: saved.offset,
+            polls: saved.polls,
+            prev_keys: Vec::new(),
+            cur_keys: Vec::new(),
+            new_rows: false,
+            status_seen: false,
+            last_run: None,
+            ending,
+            rechecks_left: 0,
+            next: Next::Fetch(RequestKind::Results),
+            wait: Wait::Nothing,
+            outbox: VecDeque::new(),
+            stop: false,
+            done: false,
+            next_id: 1,
+            requests: 0,
+            retries: 0,
+            backoff: Backoff::new(config.retry, config.seed),
+            started_ms: now_ms,
+            deadline_ms: config.max_duration_ms.map(|d| now_ms.saturating_add(d)),
+        })
+    }
+
+    pub fn requests(&self) -> u32 {
+        self.requests
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        self.done
+    }
+}
+
+impl Poller {
+    pub(super) fn on_event(&mut self, event: Event, now_ms: u64) {
+        let s = &mut self.state;
+        if s.done || s.wait == Wait::Over {
+            return;
+        }
+        match event {
+            Event::Stop => s.stop = true,
+            Event::Response { id, outcome } => {
+                if s.stop
+                    || s.wait != Wait::Request(id, RequestKind::Results)
+                        && s.wait != Wait::Request(id, RequestKind::Run)
+                {
+                    return;
+                }
+                let Wait::Request(_, kind) = s.wait else {
+                    return;
+                };
+                s.wait = Wait::Nothing;
+                self.on_outcome(kind, outcome, now_ms);
+            }
+            Event::TimerFired if s.wait == Wait::Timer => s.wait = Wait::Nothing,
+            Event::BatchDone if s.wait == Wait::Batch => s.wait = Wait::Nothing,
+            Event::Webhook { failed } => self.on_webhook(failed),
+            Event::TimerFired | Event::BatchDone => {}
+        }
+    }
+
+    pub(super) fn decide(&mut self, now_ms: u64) -> Action {
+        let s = &mut self.state;
+        if s.done || s.wait == Wait::Over {
+            return Action::Idle;
+        }
+        if s.stop {
+            let error = self.error(ErrorCode::Aborted, "stopped by the user".into(), None);
+            return self.terminate(Action::Fail(error));
+        }
+        if let Some(action) = s.outbox.pop_front() {
+            if matches!(action, Action::Emit(_)) {
+                s.wait = Wait::Batch;
+            }
+            return action;
+        }
+        if s.wait != Wait::Nothing {
+            return Action::Idle;
+        }
+        match s.next.clone() {
+            Next::Fetch(kind) => self.fetch(kind, now_ms),
+            Next::Sleep { ms, reason, then } => self.sleep(ms, reason, then, now_ms),
+            Next::Yield => {
+                s.wait = Wait::Over;
+                Action::Yield
+            }
+            Next::Finish => self.finish(now_ms),
+            Next::Fail(error) => self.terminate(Action::Fail(error)),
+        }
+    }
+
+    pub(super) fn cursor_state(&self) -> CursorState {
+        let s = &self.state;
+        let terminal = s.ending.as_ref().map(|ending| match ending {
+            Ending::Succeeded(status) => (true, status.clone()),
+            Ending::Failed { status, .. } => (false, status.clone()),
+            Ending::Webhook { failed: false } => (true, "finished".into()),
+            Ending::Webhook { failed: true } => (false, "failed".into()),
+        });
+        CursorState {
+            job_uid: self.config.job_uid().to_string(),
+            offset: s.offset,
+            skip: s.skip,
+            polls: s.polls,
+            terminal,
+            page: s.page.clone(),
+        }
+    }
+
+    fn fetch(&mut self, kind: RequestKind, now_ms: u64) -> Action {
+        if let Some(action) = self.timed_out(now_ms).or_else(|| self.requests_spent()) {
+            return action;
+        }
+        let s = &mut self.state;
+        let id = s.next_id;
+        s.next_id = s.next_id.wrapping_add(1);
+        s.requests += 1;
+        s.wait = Wait::Request(id, kind);
+        let left = s.deadline_ms.map_or(u64::MAX, |d| d - now_ms);
+        let timeout_ms = u64::from(self.config.timeout_ms).min(left).max(1);
+        Action::Fetch(FetchRequest {
+            id,
+            kind,
+            url: self.url(kind),
+            timeout_ms: u32::try_from(timeout_ms).unwrap_or(u32::MAX),
+        })
+    }
+
+    /// The deadline ends the poll (or, in cron mode, the step).
+    fn timed_out(&mut self, now_ms: u64) -> Option<Action> {
+        if !self.state.deadline_ms.is_some_and(|d| now_ms >= d) {
+            return None;
+        }
+        let max = self.config.max_duration_ms.unwrap_or_default();
+        let message = format!("gave up after maxDurationMs ({max} ms)");
+        Some(self.budget_spent(ErrorCode::Timeout, message))
+    }
+
+    /// The request budget ends the poll (or, in cron mode, the step).
+    fn requests_spent(&mut self) -> Option<Action> {
+        let max = self
+            .config
+            .max_requests
+            .filter(|&max| self.state.requests >= max)?;
+        let message = format!("sent maxRequests ({max}) requests");
+        Some(self.budget_spent(ErrorCode::BudgetExhausted, message))
+    }
+
+    fn budget_spent(&mut self, code: ErrorCode, message: String) -> Action {
+        if self.config.step_mode {
+            self.state.wait = Wait::Over;
+            return Action::Yield;
+        }
+        let error = self.error(code, message, None);
+        self.terminate(Action::Fail(error))
+    }
+
+    fn sleep(&mut self, ms: u64, reason: SleepReason, then: RequestKind, now_ms: u64) -> Action {
+        if let Some(action) = self.timed_out(now_ms) {
+            return action;
+        }
+        let s = &mut self.state;
+        let mut ms = ms.clamp(1, MAX_TIMER_MS);
+        if let Some(deadline) = s.deadline_ms {
+            let left = deadline - now_ms;
+            if self.config.step_mode && ms > left {
+                s.wait = Wait::Over;
+                return Action::Yield;
+            }
+            ms = ms.min(left);
+        }
+        s.next = Next::Fetch(then);
+        s.wait = Wait::Timer;
+        Action::Sleep {
+            ms: u32::try_from(ms).unwrap_or(u32::MAX),
+            reason,
+        }
+    }
+
+    fn finish(&mut self, now_ms: u64) -> Action {
+        let s = &self.state;
+        let Some(ending) = s.ending.clone() else {
+            return Action::Idle;
+        };
+        let status = match ending {
+            Ending::Succeeded(status) => status,
+            Ending::Webhook { failed: false } => "finished".into(),
+            Ending::Failed { status, message } => {
+                let mut text = format!("the run ended with status \"{status}\"");
+                if let Some(m) = message {
+                    text.push_str(": ");
+                    text.push_str(&m);
+                }
+                let error = self.error(ErrorCode::JobFailed, text, None);
+                return self.terminate(Action::Fail(error));
+            }
+            Ending::Webhook { failed: true } => {
+                let text = "the webhook reported that the run failed".into();
+                let error = self.error(ErrorCode::JobFailed, text, None);
+                return self.terminate(Action::Fail(error));
+            }
+        };
+        let summary = Summary {
+            status,
+            total_results: s.offset,
+            requests: s.requests,
+            retries: s.retries,
+            duration_ms: now_ms.saturating_sub(s.started_ms),
+        };
+        self.terminate(Action::Complete(summary))
+    }
+
+    fn terminate(&mut self, action: Action) -> Action {
+        self.state.done = true;
+        self.state.outbox.clear();
+        action
+    }
+
+    fn url(&self, kind: RequestKind) -> String {
+        let base = self.config.base_url();
+        let uid = self.config.job_uid();
+        let s = &self.state;
+        match (kind, s.pending_next.as_ref().or(s.page.as_ref())) {
+            (RequestKind::Run, _) => format!("{base}/jobs/{uid}"),
+            (RequestKind::Results, None) => format!("{base}/jobs/{uid}/results"),
+            (RequestKind::Results, Some(page)) => format!("{}{page}", origin_prefix(base)),
+        }
+    }
+
+    fn on_outcome(&mut self, kind: RequestKind, outcome: Outcome, now_ms: u64) {
+        match (kind, outcome) {
+            (RequestKind::Results, Outcome::Results(page)) => {
+                self.state.backoff.reset();
+                self.on_page(page);
+            }
+            (RequestKind::Run, Outcome::Run(run)) => {
+                self.state.backoff.reset();
+                self.on_run(run);
+            }
+            (
+                _,
+                Outcome::Http {
+                    status,
+                    retry_after,
+                    message,
+                },
+            ) => self.on_http(kind, status, retry_after, message, now_ms),
+            (_, Outcome::Network) => self.on_transient(kind, "network error".into(), None, false),
+            (_, Outcome::Timeout) => self.on_transient(kind, "request timeout".into(), None, false),
+            (_, Outcome::BadBody(why)) => {
+                self.on_transient(kind, format!("malformed response ({why})"), None, true)
+            }
+            (_, _) => {
+                let why = "malformed response (a body of the other endpoint)".into();
+                self.on_transient(kind, why, None, true)
+            }
+        }
+    }
+
+    fn on_http(
+        &mut self,
+        kind: RequestKind,
+        status: u16,
+        retry_after: Option<String>,
+        message: Option<String>,
+        now_ms: u64,
+    ) {
+        let mut label = format!("HTTP {status}");
+        match classify_http(status, message.as_deref()) {
+            Disposition::Retry => {
+                let hint = retry_after.and_then(|v| parse_retry_after(&v, now_ms));
+                self.on_transient(kind, label, hint, false);
+            }
+            Disposition::Success => self.on_transient(kind, label, None, true),
+            Disposition::Fail(code) => {
+                if let Some(m) = message {
+                    label.push_str(": ");
+                    label.extend(m.chars().take(300));
+                }
+                self.fail(code, label, Some(status));
+            }
+        }
+    }
+
+    /// A retryable failure: back off and re-send the same request, or give up.
+    fn on_transient(
+        &mut self,
+        kind: RequestKind,
+        label: String,
+        hint: Option<u64>,
+        bad_body: bool,
+    ) {
+        let s = &mut self.state;
+        let Some(delay) = s.backoff.next() else {
+            let code = match bad_body {
+                true => ErrorCode::BadResponse,
+                false => ErrorCode::RetriesExhausted,
+            };
+            let retries = self.config.retry.retries;
+            let http = label.strip_prefix("HTTP ").and_then(|t| t.parse().ok());
+            return self.fail(code, format!("{label} after {retries} retries"), http);
+        };
+        let ms = hint.map_or(delay, |h| s.backoff.clamp(h));
+        s.retries += 1;
+        s.next = Next::Sleep {
+            ms,
+            reason: SleepReason::Backoff,
+            then: kind,
+        };
+    }
+
+    fn on_page(&mut self, page: Page) {
+        let s = &mut self.state;
+        if let Some(next) = s.pending_next.take() {
+            s.prev_keys = std::mem::take(&mut s.cur_keys);
+            s.page = Some(next);
+            s.skip = 0;
+        }
+        let keys = page.keys.filter(|_| self.config.dedupe).unwrap_or_default();
+        let repeated = keys
+            .iter()
+            .take(page.len)
+            .take_while(|k| s.prev_keys.contains(k))
+            .count();
+        let start = s.skip.max(repeated);
+        if page.len > start {
+            let batch = Batch {
+                start,
+                end: page.len,
+                offset: s.offset,
+            };
+            s.outbox.push_back(Action::Emit(batch));
+            s.offset += (page.len - start) as u64;
+            s.new_rows = true;
+        }
+        s.skip = start.max(page.len);
+        if repeated < page.len {
+            // The run of repeated rows is over: the previous page's keys cannot matter again.
+            s.prev_keys = Vec::new();
+        }
+        s.cur_keys = keys;
+        match page.next.filter(|_| page.has_next_page) {
+            Some(next) => self.follow(&next),
+            None => self.after_poll(),
+        }
+    }
+
+    fn follow(&mut self, next: &str) {
+        let base = self.config.base_url();
+        let first = format!(
+            "{}/jobs/{}/results",
+            &base[origin_prefix(base).len()..],
+            self.config.job_uid()
+        );
+        let current = self.state.page.clone().unwrap_or(first);
+        match resolve_next(base, &current, next) {
+            // A page that names itself as next is the tail, not a loop to spin in.
+            Ok(location) if location == current => self.after_poll(),
+            Ok(location) => {
+                self.state.pending_next = Some(location);
+                self.state.next = Next::Fetch(RequestKind::Results);
+            }
+            Err(why) => self.fail(ErrorCode::BadResponse, why.into(), None),
+        }
+    }
+
+    /// The tail was reached: finish, re-read the status, or wait for the next poll.
+    fn after_poll(&mut self) {
+        if self.state.ending.is_some() {
+            self.state.next = match self.recheck_due() {
+                true => {
+                    self.state.rechecks_left -= 1;
+                    let ms = u64::from(self.config.retry.min_delay_ms);
+                    Next::Sleep {
+                        ms,
+                        reason: SleepReason::Backoff,
+                        then: RequestKind::Results,
+                    }
+                }
+                false => Next::Finish,
+            };
+            return;
+        }
+        let interval = self.interval();
+        let s = &mut self.state;
+        s.polls = s.polls.saturating_add(1);
+        let every = self.config.status_every;
+        let due = every > 0 && s.polls % every == 0;
+        let read_status = self.config.step_mode || !s.new_rows || due || !s.status_seen;
+        s.new_rows = false;
+        s.next = match read_status {
+            true => Next::Fetch(RequestKind::Run),
+            false => interval,
+        };
+    }
+
+    /// The run finished with more rows than we saw: the last page may lag, read it again.
+    fn recheck_due(&self) -> bool {
+        let s = &self.state;
+        let behind = s
+            .last_run
+            .as_ref()
+            .and_then(|r| r.row_count)
+            .is_some_and(|n| n > s.offset);
+        matches!(s.ending, Some(Ending::Succeeded(_))) && s.rechecks_left > 0 && behind
+    }
+
+    fn interval(&self) -> Next {
+        match self.config.step_mode {
+            true => Next::Yield,
+            false => Next::Sleep {
+                ms: u64::from(self.config.interval_ms),
+                reason: SleepReason::Interval,
+                then: RequestKind::Results,
+            },
+        }
+    }
+
+    fn on_run(&mut self, run: RunInfo) {
+        let interval = self.interval();
+        let s = &mut self.state;
+        s.status_seen = true;
+        if s.last_run.as_ref() != Some(&run) {
+            s.outbox.push_back(Action::Status(run.clone()));
+            s.last_run = Some(run.clone());
+        }
+        if let Some(message) = run
+            .error_message
+            .as_ref()
+            .filter(|m| is_all_inputs_failed(m))
+        {
+            let text = format!("the run reports: {message}");
+            return self.fail(ErrorCode::AllInputsFailed, text, None);
+        }
+        let status = run.status;
+        s.next = Next::Fetch(RequestKind::Results);
+        match classify_status(&status) {
+            RunClass::Succeeded => {
+                s.ending = Some(Ending::Succeeded(status));
+                s.rechecks_left = self.config.retry.retries;
+            }
+            RunClass::Failed => {
+                let message = run.error_message;
+                s.ending = Some(Ending::Failed { status, message });
+            }
+            RunClass::Active if s.ending.is_some() => {}
+            RunClass::Active => s.next = interval,
+        }
+    }
+
+    fn on_webhook(&mut self, failed: bool) {
+        let s = &mut self.state;
+        if s.ending.is_some() {
+            return;
+        }
+        s.ending = Some(Ending::Webhook { failed });
+        // The glue cancels a pending timer: go straight to the final read.
+        if s.wait == Wait::Timer {
+            s.wait = Wait::Nothing;
+            s.next = Next::Fetch(RequestKind::Results);
+        } else if matches!(s.next, Next::Sleep { .. } | Next::Yield) {
+            s.next = Next::Fetch(RequestKind::Results);
+        }
+    }
+
+    fn fail(&mut self, code: ErrorCode, message: String, http_status: Option<u16>) {
+        let error = self.error(code, message, http_status);
+        self.state.next = Next::Fail(error);
+    }
+
+    fn error(&self, code: ErrorCode, message: String, http_status: Option<u16>) -> PollError {
+        let s = &self.state;
+        let run_status = match &s.ending {
+            Some(Ending::Succeeded(status) | Ending::Failed { status, .. }) => Some(status.clone()),
+            _ => s.last_run.as_ref().map(|r| r.status.clone()),
+        };
+        PollError {
+            code,
+            message,
+            http_status,
+            run_status,
+        }
+    }
+}
