@@ -35,6 +35,18 @@ async function ensureWasmTarget() {
   await run("rust target", "rustup", ["target", "add", WASM_TARGET]);
 }
 
+/** .ci/run checks formatting and lints; a minimal rustup profile lacks both tools. */
+async function ensureRustComponents() {
+  const missing = [
+    ["rustfmt", ["fmt", "--version"]],
+    ["clippy", ["clippy", "--version"]],
+  ].filter(([, args]) => probe("cargo", args) === null);
+  if (missing.length === 0) return line("rust components", "ok (rustfmt, clippy)");
+  const names = missing.map(([name]) => name);
+  line("rust components", `installing ${names.join(", ")}`);
+  await run("rust components", "rustup", ["component", "add", ...names]);
+}
+
 /** The wasm-bindgen CLI must match the crate's locked version exactly, or its output is rejected. */
 export function lockedWasmBindgenVersion() {
   const lock = readFileSync(path.join(root, "Cargo.lock"), "utf8");
@@ -93,6 +105,7 @@ export async function setupBuildTools() {
 /** Every setup step in order; fast (a few probes) when everything is present. */
 export async function setup() {
   await setupBuildTools();
+  await ensureRustComponents();
   await ensureChromium();
 }
 

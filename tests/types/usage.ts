@@ -74,8 +74,10 @@ const options: Options = {
     const code: ErrorCode = error.code;
     console.log(asError.name, asError.message, code);
   },
-  onCallbackError(error) {
-    console.log(error);
+  // A callback that throws is reported here (the poll goes on); `name` says which one.
+  onCallbackError(error, name) {
+    const which: string = name;
+    console.log(which, error);
   },
 };
 
