@@ -1,0 +1,82 @@
+// The cron path: scheduleWorkflow launches a run, pollStep reads it in bounded rounds.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { JobPoller, pollStep, scheduleWorkflow } from "captaindata-poller";
+import { FAST, recorder, requestsFor, rowIds, settle, startSim, wait } from "./sim-fixture.mjs";
+
+let ctx;
+before(async () => {
+  ctx = await startSim({ defaults: { rows: 80, durationMs: 200, pageSize: 20 } });
+});
+after(() => ctx.server.close());
+
+const BODY = {
+  job_name: "Enrich leads",
+  steps: [{ step_uid: "step-1", accounts: [], accounts_rotation_enabled: false, parameters: {}, output_column: "out" }],
+  inputs: [{ linkedin_profile_url: "https://www.linkedin.com/in/a" }, { linkedin_profile_url: "https://www.linkedin.com/in/b" }],
+};
+
+test("scheduleWorkflow launches a run that a JobPoller then reads to the end", async () => {
+  const launched = await scheduleWorkflow(ctx.connection, "wf-42", BODY);
+  assert.equal(typeof launched.jobUid, "string");
+  assert.equal(launched.message, "Bot successfully scheduled.");
+  const job = ctx.sim.job(launched.jobUid);
+  assert.deepEqual([job.workflowUid, job.name], ["wf-42", "Enrich leads"]);
+  const schedule = ctx.sim.stats().log.filter((e) => e.kind === "schedule");
+  assert.deepEqual(schedule.map((e) => [e.method, e.path, e.status]), [["POST", "/v3/workflows/wf-42/schedule", 200]]);
+
+  const rec = recorder();
+  const summary = await new JobPoller({ ...ctx.connection, jobUid: launched.jobUid, ...rec.options }).start();
+  assert.equal(summary.totalResults, 80);
+  assert.deepEqual(rec.ids(), rowIds(80));
+});
+
+test("scheduleWorkflow errors carry codes: a body without inputs, a wrong key", async () => {
+  const bad = await settle(scheduleWorkflow(ctx.connection, "wf-42", { job_name: "no inputs" }));
+  assert.equal(bad.error?.code, "BAD_RESPONSE", `got ${bad.error?.code}`);
+  assert.equal(bad.error.status, 400);
+  assert.match(bad.error.message, /inputs/, "the server's message is passed on");
+  const denied = await settle(scheduleWorkflow({ ...ctx.connection, apiKey: "nope" }, "wf-42", BODY));
+  assert.equal(denied.error?.code, "UNAUTHORIZED");
+});
+
+test("pollStep: bounded rounds across ticks reach completion, every row once, never over maxRequests", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 300, durationMs: 500, pageSize: 25 });
+  const rows = [];
+  let cursor;
+  let step;
+  let ticks = 0;
+  do {
+    ticks += 1;
+    const before = requestsFor(ctx.sim, jobUid).length;
+    step = await pollStep({ ...ctx.connection, jobUid, cursor, maxRequests: 3, deadlineMs: 2000, retry: FAST.retry });
+    const sent = requestsFor(ctx.sim, jobUid).length - before;
+    assert.ok(sent <= 3, `tick ${ticks} sent ${sent} requests`);
+    assert.equal(step.requests, sent, "requests reported = requests the server saw");
+    assert.equal(step.error, undefined, JSON.stringify(step.error));
+    rows.push(...step.results);
+    cursor = step.cursor;
+    assert.equal(typeof cursor, "string");
+    if (!step.done) await wait(60); // the next cron tick
+  } while (!step.done && ticks < 100);
+  assert.ok(step.done);
+  assert.equal(step.status, "finished");
+  assert.ok(ticks > 1, "needed several ticks");
+  assert.deepEqual(rows.map((r) => r.id), rowIds(300));
+});
+
+test("pollStep reports a terminal error in the result instead of throwing", async () => {
+  const step = await pollStep({ ...ctx.connection, jobUid: "no-such-job", maxRequests: 3, deadlineMs: 2000, retry: FAST.retry });
+  assert.equal(step.done, true);
+  assert.equal(step.error?.code, "NOT_FOUND");
+  assert.deepEqual(step.results, []);
+});
+
+test("pollStep after a finished step with its cursor reads nothing again", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 30, durationMs: 0, pageSize: 10 });
+  let step = await pollStep({ ...ctx.connection, jobUid, maxRequests: 10, deadlineMs: 2000, retry: FAST.retry });
+  assert.deepEqual(step.results.map((r) => r.id), rowIds(30));
+  if (!step.done) step = await pollStep({ ...ctx.connection, jobUid, cursor: step.cursor, maxRequests: 10, deadlineMs: 2000, retry: FAST.retry });
+  assert.equal(step.done, true);
+  assert.equal(step.status, "finished");
+});
