@@ -95,7 +95,7 @@ test("malformed (truncated) JSON is retried, never delivered", async () => {
   assert.ok(log.length >= 4);
 });
 
-test("flapping and unknown statuses ("queued") never end the poll early", async () => {
+test("flapping and unknown statuses (queued) never end the poll early", async () => {
   const { rec, outcome } = await pollThrough({ durationMs: 400, faults: { flapStatus: true } });
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(120));
