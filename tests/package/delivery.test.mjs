@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { JobPoller } from "captaindata-poller";
-import { assertCompleted, assertSilentAfter, recorder, requestsFor, rowIds, settle, startSim, wait } from "./sim-fixture.mjs";
+import { FAST, assertCompleted, assertSilentAfter, recorder, requestsFor, rowIds, settle, startSim, wait } from "./sim-fixture.mjs";
 
 let ctx;
 before(async () => {
@@ -175,7 +175,7 @@ test("async onBatch: backpressure — no request while the returned promise is p
 test("async iteration yields the same batches in order and ends on completion", async () => {
   const { sim, connection } = ctx;
   const { jobUid } = sim.createJob({ rows: 90, durationMs: 200, pageSize: 30 });
-  const poller = new JobPoller({ ...connection, jobUid, ...recorder().options, onBatch: undefined });
+  const poller = new JobPoller({ ...connection, jobUid, ...FAST });
   const ids = [];
   for await (const batch of poller) {
     assert.equal(batch.offset, ids.length);
@@ -189,7 +189,7 @@ test("async iteration yields the same batches in order and ends on completion", 
 test("breaking out of for await stops the poller: no request afterwards", async () => {
   const { sim, connection } = ctx;
   const { jobUid } = sim.createJob({ rows: 500, durationMs: 5000, pageSize: 50 });
-  const poller = new JobPoller({ ...connection, jobUid, intervalMs: 30, retry: { retries: 5, minDelayMs: 5, maxDelayMs: 50 } });
+  const poller = new JobPoller({ ...connection, jobUid, ...FAST });
   for await (const batch of poller) {
     assert.ok(batch.results.length > 0);
     break;
