@@ -10,3 +10,6 @@ pub mod engine;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
+
+#[cfg(target_arch = "wasm32")]
+pub use wasm::{poll_step, schedule_workflow, JobPoller};

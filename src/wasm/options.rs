@@ -1,0 +1,275 @@
+//! JS options → engine [`Config`], the connection the glue holds, and callbacks.
+//!
+//! Every option is checked up front; a bad one is a `TypeError` naming it. The engine
+//! validates what it owns (`jobUid`, `baseUrl`, the content of `cursor`).
+
+use js_sys::{Function, Reflect};
+use wasm_bindgen::{JsCast, JsValue};
+
+use super::bindings::{AbortSignal, Headers};
+use super::errors::{config_error, invalid_option, type_error};
+use crate::engine::{Config, Event, RetryPolicy};
+
+/// The documented default `baseUrl`.
+pub const DEFAULT_BASE_URL: &str = "https://api.captaindata.co/v3";
+const MAX_TIMER_MS: f64 = 2_147_483_647.0;
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+const POSITIVE_MS: &str = "a positive number of milliseconds";
+
+/// What the glue needs to talk to the API: headers (auth + user's), fetch, row keys.
+pub struct Connection {
+    /// Sent with every request; holds the API key, which goes nowhere else.
+    pub headers: Headers,
+    /// The user's `fetch`, called with `this` undefined; the global one when absent.
+    pub fetch: Option<Function>,
+    /// `rowKey`: read `String(row[rowKey])` for the engine's de-duplication.
+    pub row_key: Option<String>,
+    /// Per-request timeout (also carried by each engine request).
+    pub timeout_ms: u32,
+}
+
+/// Options shared by `JobPoller` and `pollStep`.
+pub struct Common {
+    /// The engine's configuration (defaults filled in).
+    pub config: Config,
+    /// Where to start.
+    pub cursor: Option<String>,
+    /// How to reach the API.
+    pub connection: Connection,
+    /// The user's signal.
+    pub signal: Option<AbortSignal>,
+}
+
+/// Typed access to one JS options object.
+pub struct Reader<'a> {
+    object: &'a JsValue,
+}
+
+impl<'a> Reader<'a> {
+    /// Checks that `value` is an object; `name` is how the error refers to it.
+    pub fn new(value: &'a JsValue, name: &str) -> Result<Reader<'a>, JsValue> {
+        if !value.is_object() || value.is_function() {
+            return Err(invalid_option(name, "an object", value));
+        }
+        Ok(Reader { object: value })
+    }
+
+    /// The raw value; `undefined` when absent (or a getter threw).
+    pub fn get(&self, name: &str) -> JsValue {
+        Reflect::get(self.object, &name.into()).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// An optional number of milliseconds in `1..=max` (fractions round up).
+    pub fn ms(&self, name: &str, default: u64, max: f64) -> Result<u64, JsValue> {
+        let value = self.get(name);
+        if value.is_undefined() {
+            return Ok(default);
+        }
+        match value.as_f64() {
+            Some(n) if n > 0.0 && n <= max => Ok(n.ceil() as u64),
+            _ => Err(invalid_option(name, POSITIVE_MS, &value)),
+        }
+    }
+
+    /// An optional timer delay: at most 2^31−1 ms, the longest `setTimeout` honours.
+    pub fn timer_ms(&self, name: &str, default: u32) -> Result<u32, JsValue> {
+        Ok(self.ms(name, default.into(), MAX_TIMER_MS)? as u32)
+    }
+
+    /// An optional integer in `min..=max`.
+    pub fn integer(&self, name: &str, min: f64, max: f64) -> Result<Option<f64>, JsValue> {
+        let value = self.get(name);
+        if value.is_undefined() {
+            return Ok(None);
+        }
+        match value.as_f64() {
+            Some(n) if n.fract() == 0.0 && n >= min && n <= max => Ok(Some(n)),
+            _ if min > 0.0 => Err(invalid_option(name, "a positive integer", &value)),
+            _ => Err(invalid_option(name, "a non-negative integer", &value)),
+        }
+    }
+
+    /// An optional non-empty string.
+    pub fn string(&self, name: &str) -> Result<Option<String>, JsValue> {
+        let value = self.get(name);
+        if value.is_undefined() {
+            return Ok(None);
+        }
+        match value.as_string() {
+            Some(text) if !text.is_empty() => Ok(Some(text)),
+            _ => Err(invalid_option(name, "a non-empty string", &value)),
+        }
+    }
+
+    /// An optional function.
+    pub fn function(&self, name: &str) -> Result<Option<Function>, JsValue> {
+        let value = self.get(name);
+        if value.is_undefined() {
+            return Ok(None);
+        }
+        value
+            .dyn_into::<Function>()
+            .map(Some)
+            .map_err(|value| invalid_option(name, "a function", &value))
+    }
+}
+
+/// Reads the options `JobPoller` and `pollStep` share.
+pub fn common(options: &Reader) -> Result<Common, JsValue> {
+    let job_uid = options.get("jobUid");
+    let Some(job_uid) = job_uid.as_string() else {
+        return Err(invalid_option("jobUid", "a non-empty string", &job_uid));
+    };
+    let base_url = options.string("baseUrl")?;
+    let base_url = base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
+    let mut config = Config::new(base_url, &job_uid).map_err(|e| config_error(&e))?;
+    config.timeout_ms = options.timer_ms("timeoutMs", config.timeout_ms)?;
+    config.retry = retry(options, config.retry)?;
+    if let Some(seed) = options.integer("seed", 0.0, MAX_SAFE_INTEGER)? {
+        config.seed = seed as u64;
+    }
+    let row_key = options.string("rowKey")?;
+    config.dedupe = row_key.is_some();
+    let cursor = options.get("cursor");
+    let cursor = match cursor.as_string() {
+        Some(text) => Some(text),
+        None if cursor.is_undefined() => None,
+        None => return Err(invalid_option("cursor", "a string", &cursor)),
+    };
+    let mut connection = connection(options, config.timeout_ms)?;
+    connection.row_key = row_key;
+    Ok(Common {
+        config,
+        cursor,
+        connection,
+        signal: signal(options)?,
+    })
+}
+
+/// `headers`, `apiKey`, `projectId` and `fetch`: how requests are sent.
+pub fn connection(options: &Reader, timeout_ms: u32) -> Result<Connection, JsValue> {
+    Ok(Connection {
+        headers: headers(options)?,
+        fetch: options.function("fetch")?,
+        row_key: None,
+        timeout_ms,
+    })
+}
+
+/// The user's headers plus the credentials, checked.
+fn headers(options: &Reader) -> Result<Headers, JsValue> {
+    let extra = options.get("headers");
+    let headers = if extra.is_undefined() {
+        Headers::new(&JsValue::UNDEFINED)
+    } else if extra.is_object() && !extra.is_function() {
+        Headers::new(&extra)
+    } else {
+        Err(JsValue::NULL)
+    };
+    let invalid = |_| invalid_option("headers", "an object of header names and values", &extra);
+    let headers = headers.map_err(invalid)?;
+    // Set after the user's headers: the documented credentials win over a stray copy.
+    if let Some(key) = options.string("apiKey")? {
+        let value = String::from("x-api-key ") + &key;
+        headers
+            .set("Authorization", &value)
+            .map_err(invalid_api_key)?;
+    }
+    if let Some(project) = options.string("projectId")? {
+        headers
+            .set("x-project-id", &project)
+            .map_err(|_| invalid_option("projectId", "a valid header value", &project.into()))?;
+    }
+    Ok(headers)
+}
+
+fn invalid_api_key(_: JsValue) -> JsValue {
+    // The value is never echoed: it is a secret.
+    type_error("Expected `apiKey` to be a valid header value")
+}
+
+fn retry(options: &Reader, default: RetryPolicy) -> Result<RetryPolicy, JsValue> {
+    let value = options.get("retry");
+    if value.is_undefined() {
+        return Ok(default);
+    }
+    let retry = Reader::new(&value, "retry")?;
+    let policy = RetryPolicy {
+        retries: match retry.integer("retries", 0.0, 1_000.0) {
+            Ok(n) => n.map_or(default.retries, |n| n as u32),
+            Err(_) => {
+                return Err(invalid_option(
+                    "retry.retries",
+                    "a non-negative integer",
+                    &retry.get("retries"),
+                ))
+            }
+        },
+        min_delay_ms: nested_ms(&retry, "minDelayMs", default.min_delay_ms)?,
+        max_delay_ms: nested_ms(&retry, "maxDelayMs", default.max_delay_ms)?,
+    };
+    if policy.min_delay_ms > policy.max_delay_ms {
+        let got = retry.get("maxDelayMs");
+        let got = if got.is_undefined() {
+            (policy.max_delay_ms as f64).into()
+        } else {
+            got
+        };
+        return Err(invalid_option(
+            "retry.maxDelayMs",
+            "at least `retry.minDelayMs`",
+            &got,
+        ));
+    }
+    Ok(policy)
+}
+
+fn nested_ms(retry: &Reader, name: &str, default: u32) -> Result<u32, JsValue> {
+    retry.timer_ms(name, default).map_err(|_| {
+        invalid_option(
+            &(String::from("retry.") + name),
+            POSITIVE_MS,
+            &retry.get(name),
+        )
+    })
+}
+
+/// `signal`, an `AbortSignal` if given.
+pub fn signal(options: &Reader) -> Result<Option<AbortSignal>, JsValue> {
+    let value = options.get("signal");
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    value
+        .dyn_into::<AbortSignal>()
+        .map(Some)
+        .map_err(|value| invalid_option("signal", "an AbortSignal", &value))
+}
+
+/// The engine budgets: `maxDurationMs` (may exceed a timer's range) and `maxRequests`.
+pub fn budgets(options: &Reader, duration_name: &str, config: &mut Config) -> Result<(), JsValue> {
+    let default = config.max_duration_ms.unwrap_or(21_600_000);
+    config.max_duration_ms = Some(options.ms(duration_name, default, MAX_SAFE_INTEGER)?);
+    if let Some(n) = options.integer("maxRequests", 1.0, u32::MAX.into())? {
+        config.max_requests = Some(n as u32);
+    }
+    Ok(())
+}
+
+/// A relayed webhook as an engine event; a payload for another job is a `TypeError`.
+pub fn webhook_event(payload: &JsValue, job_uid: &str) -> Result<Event, JsValue> {
+    let payload = Reader::new(payload, "payload")?;
+    let uid = payload.get("job_uid");
+    if !uid.is_undefined() && !uid.is_null() && uid.as_string().as_deref() != Some(job_uid) {
+        return Err(type_error(
+            "The webhook payload's `job_uid` is not this poller's `jobUid`",
+        ));
+    }
+    let message = payload.get("message").as_string().unwrap_or_default();
+    let failed = message
+        .trim()
+        .to_ascii_lowercase()
+        .starts_with("job failed")
+        || payload.get("error").as_bool() == Some(true);
+    Ok(Event::Webhook { failed })
+}

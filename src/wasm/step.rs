@@ -1,0 +1,81 @@
+//! `pollStep`: one bounded round for a cron tick (Cloudflare Workers and the like).
+
+use js_sys::{Array, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::driver::{now_ms, Driver, Step};
+use super::errors::config_error;
+use super::options::{budgets, common, webhook_event, Reader};
+use super::payloads::frozen;
+use super::stop::StopSwitch;
+use crate::engine::{Event, Poller};
+
+/// Default `maxRequests` of a step: the free Workers plan allows 50 subrequests.
+const STEP_MAX_REQUESTS: u32 = 50;
+/// Default `deadlineMs`: well inside a Worker's 30 s wall-clock limit.
+const STEP_DEADLINE_MS: u64 = 25_000;
+
+/// One bounded round: resolves with `{ results, cursor, status, done, error?, requests }`.
+/// Terminal failures are in `error`; only invalid options reject (with a `TypeError`).
+#[wasm_bindgen(js_name = pollStep)]
+pub fn poll_step(options: JsValue) -> Promise {
+    match prepare(&options) {
+        Ok((driver, webhook)) => future_to_promise(step(driver, webhook)),
+        Err(error) => Promise::reject(&error),
+    }
+}
+
+fn prepare(options: &JsValue) -> Result<(Driver, Option<Event>), JsValue> {
+    let options = Reader::new(options, "options")?;
+    let mut common = common(&options)?;
+    let config = &mut common.config;
+    config.step_mode = true;
+    config.max_requests = Some(STEP_MAX_REQUESTS);
+    config.max_duration_ms = Some(STEP_DEADLINE_MS);
+    budgets(&options, "deadlineMs", config)?;
+    let webhook = options.get("webhook");
+    let webhook = match webhook.is_undefined() || webhook.is_null() {
+        true => None,
+        false => Some(webhook_event(&webhook, config.job_uid())?),
+    };
+    let engine = Poller::new(common.config, common.cursor.as_deref(), now_ms())
+        .map_err(|e| config_error(&e))?;
+    let stop = StopSwitch::new(common.signal);
+    stop.listen();
+    Ok((Driver::new(engine, common.connection, stop), webhook))
+}
+
+async fn step(driver: Driver, webhook: Option<Event>) -> Result<JsValue, JsValue> {
+    if let Some(event) = webhook {
+        driver.notify(event);
+    }
+    let mut results = Array::new();
+    let (done, status, error) = loop {
+        match driver.next().await {
+            Step::Batch { rows, .. } => {
+                results = results.concat(&rows);
+                driver.batch_done();
+            }
+            Step::Status(_) => {}
+            Step::Yield => break (false, driver.last_status(), JsValue::UNDEFINED),
+            Step::Complete(summary) => break (true, Some(summary.status), JsValue::UNDEFINED),
+            Step::Fail(e) => {
+                let error = frozen(&[
+                    ("code", e.code.as_str().into()),
+                    ("message", e.message.into()),
+                ]);
+                break (true, e.run_status.or_else(|| driver.last_status()), error);
+            }
+        }
+    };
+    driver.stop.unlisten();
+    Ok(frozen(&[
+        ("results", results.into()),
+        ("cursor", driver.cursor().into()),
+        ("status", status.map_or(JsValue::NULL, Into::into)),
+        ("done", done.into()),
+        ("error", error),
+        ("requests", driver.requests().into()),
+    ]))
+}
