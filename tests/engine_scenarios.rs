@@ -3,7 +3,7 @@
 
 use captaindata_poller::api::{Outcome, Page, RunInfo};
 use captaindata_poller::engine::{
-    Action, Config, ErrorCode, Event, FetchRequest, PollError, Poller, RequestKind, RetryPolicy,
+    Action, Batch, Config, ErrorCode, Event, FetchRequest, PollError, Poller, RequestKind, RetryPolicy,
     SleepReason, Summary,
 };
 
@@ -556,11 +556,14 @@ fn a_failed_webhook_fails_after_the_final_read() {
     );
     assert!(matches!(poller.next_action(2), Action::Emit(_)));
     poller.handle(Event::BatchDone, 3);
-    let Action::Fail(error) = poller.next_action(3) else {
-        panic!("fail")
-    };
+    // That read was sent before the webhook: the tail is read once more.
+    let Action::Fetch(req) = poller.next_action(3) else { panic!("final read") };
+    poller.handle(Event::Response { id: req.id, outcome: page(0..3, None).outcome }, 4);
+    assert_eq!(poller.next_action(4), Action::Emit(Batch { start: 2, end: 3, offset: 2 }));
+    poller.handle(Event::BatchDone, 5);
+    let Action::Fail(error) = poller.next_action(5) else { panic!("fail") };
     assert_eq!(error.code, ErrorCode::JobFailed);
-    assert_eq!(poller.requests(), 1);
+    assert_eq!(poller.requests(), 2);
 }
 
 #[test]

@@ -74,6 +74,8 @@ pub(super) struct State {
     status_seen: bool,
     last_run: Option<RunInfo>,
     ending: Option<Ending>,
+    /// A webhook came while a results read was in flight: that read may predate the end.
+    reread: bool,
     rechecks_left: u32,
     next: Next,
     wait: Wait,
@@ -113,6 +115,7 @@ impl State {
             status_seen: false,
             last_run: None,
             ending,
+            reread: false,
             rechecks_left: 0,
             next: Next::Fetch(RequestKind::Results),
             wait: Wait::Nothing,
@@ -473,6 +476,10 @@ impl Poller {
     /// The tail was reached: finish, re-read the status, or wait for the next poll.
     fn after_poll(&mut self) {
         if self.state.ending.is_some() {
+            if std::mem::take(&mut self.state.reread) {
+                self.state.next = Next::Fetch(RequestKind::Results);
+                return;
+            }
             self.state.next = match self.recheck_due() {
                 true => {
                     self.state.rechecks_left -= 1;
@@ -556,16 +563,20 @@ impl Poller {
 
     fn on_webhook(&mut self, failed: bool) {
         let s = &mut self.state;
+        // The glue cancels a pending timer on a webhook: act as if it fired.
+        let timer_cancelled = s.wait == Wait::Timer;
+        if timer_cancelled {
+            s.wait = Wait::Nothing;
+        }
         if s.ending.is_some() {
             return;
         }
         s.ending = Some(Ending::Webhook { failed });
-        // The glue cancels a pending timer: go straight to the final read.
-        if s.wait == Wait::Timer {
-            s.wait = Wait::Nothing;
+        if timer_cancelled || matches!(s.next, Next::Sleep { .. } | Next::Yield) {
+            // Straight to the final read.
             s.next = Next::Fetch(RequestKind::Results);
-        } else if matches!(s.next, Next::Sleep { .. } | Next::Yield) {
-            s.next = Next::Fetch(RequestKind::Results);
+        } else if matches!(s.wait, Wait::Request(_, RequestKind::Results)) {
+            s.reread = true;
         }
     }
 
