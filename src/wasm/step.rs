@@ -8,6 +8,7 @@ use super::driver::{now_ms, Driver, Step};
 use super::errors::config_error;
 use super::options::{budgets, common, webhook_event, Reader};
 use super::payloads::frozen;
+use super::poller::terminal_error;
 use super::stop::StopSwitch;
 use crate::engine::{Event, Poller};
 
@@ -17,7 +18,7 @@ const STEP_MAX_REQUESTS: u32 = 50;
 const STEP_DEADLINE_MS: u64 = 25_000;
 
 /// One bounded round: resolves with `{ results, cursor, status, done, error?, requests }`.
-/// Terminal failures are in `error`; only invalid options reject (with a `TypeError`).
+/// A terminal failure is in `error` (a `CaptainDataError`); only invalid options reject.
 #[wasm_bindgen(js_name = pollStep)]
 pub fn poll_step(options: JsValue) -> Promise {
     match prepare(&options) {
@@ -73,7 +74,7 @@ async fn step(driver: Driver, webhook: Option<Event>) -> Result<JsValue, JsValue
     Ok(frozen(&[
         ("results", results.into()),
         ("cursor", driver.cursor().into()),
-        ("status", status.map_or(JsValue::NULL, Into::into)),
+        ("status", status.as_deref().unwrap_or("unknown").into()),
         ("done", done.into()),
         ("error", error),
         ("requests", driver.requests().into()),

@@ -1,0 +1,227 @@
+// Types of the npm package `captaindata-poller` (hand-written; wasm-bindgen runs with --no-typescript).
+
+/** Every `code` a {@link CaptainDataError} can carry. */
+export type ErrorCode =
+  | "ALL_INPUTS_FAILED"
+  | "JOB_FAILED"
+  | "UNAUTHORIZED"
+  | "NOT_FOUND"
+  | "TIMEOUT"
+  | "BUDGET_EXHAUSTED"
+  | "RETRIES_EXHAUSTED"
+  | "BAD_RESPONSE"
+  | "ABORTED";
+
+/** The list of every error code, frozen. */
+export declare const ERROR_CODES: readonly ErrorCode[];
+
+/**
+ * A terminal error: an `Error` whose `name` is `"CaptainDataError"`.
+ * `start()` rejects with it and `onError` receives it.
+ */
+export interface CaptainDataError extends Error {
+  name: "CaptainDataError";
+  /** Stable, matchable kind. */
+  code: ErrorCode;
+  /** The HTTP status that caused it, when there was one. */
+  status?: number;
+  /** The last run status seen, when any. */
+  runStatus?: string;
+  /** For `ABORTED` through an `AbortSignal`: `signal.reason`. */
+  cause?: unknown;
+}
+
+/** Run statuses of Captain Data v3; an unknown one is passed through (and is not terminal). */
+export type RunStatusValue =
+  | "pending"
+  | "running"
+  | "paused"
+  | "finished"
+  | "warning"
+  | "shutdown"
+  | "stopped"
+  | (string & {});
+
+/** New rows of the run, in order, each delivered once. Frozen. */
+export interface Batch {
+  /** The new rows, as parsed from the API (never re-serialised). */
+  readonly results: readonly any[];
+  /** Position of `results[0]` among all the run's results. */
+  readonly offset: number;
+  /** Resume token after this batch: save it once the rows are processed. */
+  readonly cursor: string;
+}
+
+/** What `onStatus` receives when the run's status or counts change. Frozen. */
+export interface RunStatus {
+  readonly status: RunStatusValue;
+  readonly rowCount: number | null;
+  readonly totalRowCount: number | null;
+  readonly numberInputs: number | null;
+  readonly errorMessage: string | null;
+  readonly name: string | null;
+  readonly uid: string | null;
+  readonly workflowUid: string | null;
+  readonly startTime: string | null;
+  readonly finishTime: string | null;
+}
+
+/** What `start()` resolves with and `onComplete` receives (once). Frozen. */
+export interface Summary {
+  /** `"finished"` or `"warning"`. */
+  readonly status: RunStatusValue;
+  /** Rows delivered, including those before a resume from `cursor`. */
+  readonly totalResults: number;
+  /** Requests this poller sent. */
+  readonly requests: number;
+  /** Retries this poller made. */
+  readonly retries: number;
+  /** Time from `start()` to completion. */
+  readonly durationMs: number;
+  /** Final resume token. */
+  readonly cursor: string;
+}
+
+/** Backoff for 429, 5xx, timeouts, network errors and malformed bodies (full jitter). */
+export interface RetryOptions {
+  /** Consecutive failures of one request retried before `RETRIES_EXHAUSTED`. @default 5 */
+  retries?: number;
+  /** Smallest delay, and lower bound of a `Retry-After` hint. @default 1000 */
+  minDelayMs?: number;
+  /** Largest delay, and upper bound of a `Retry-After` hint. @default 60000 */
+  maxDelayMs?: number;
+}
+
+/** A `fetch`-compatible function; called with `this` undefined. */
+export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
+
+/** How to reach the API (or a proxy that adds the credentials). */
+export interface Connection {
+  /** Captain Data API key, sent only as `Authorization: x-api-key …`. Omit behind a proxy. */
+  apiKey?: string;
+  /** Project uid, sent as `x-project-id`. Omit behind a proxy. */
+  projectId?: string;
+  /** https (http only for localhost). @default "https://api.captaindata.co/v3" */
+  baseUrl?: string;
+  /** Extra request headers (e.g. a proxy token). */
+  headers?: HeadersInit;
+  /** Injected fetch (tests, proxies). @default globalThis.fetch */
+  fetch?: FetchLike;
+  /** Per-request timeout in ms. @default 30000 */
+  timeoutMs?: number;
+  /** Cancels everything; the error is `ABORTED` with `cause = signal.reason`. */
+  signal?: AbortSignal;
+}
+
+/** Options of {@link JobPoller}. Validated up front: a bad one throws a `TypeError` naming it. */
+export interface JobPollerOptions extends Connection {
+  /** The run to poll. */
+  jobUid: string;
+  /** Results cadence in ms while the run is going. @default 10000 */
+  intervalMs?: number;
+  /** Read the run status once every N results polls (and after a poll with no new rows). @default 5 */
+  statusEvery?: number;
+  /** Give up with `TIMEOUT` after this long. @default 21600000 (6 h) */
+  maxDurationMs?: number;
+  /** Give up with `BUDGET_EXHAUSTED` instead of sending more requests. @default unlimited */
+  maxRequests?: number;
+  /** Retry policy. */
+  retry?: RetryOptions;
+  /** Resume token from `poller.cursor`, `batch.cursor` or a step: no row is delivered twice. */
+  cursor?: string;
+  /** Row field that identifies a row; lets the poller drop rows a server repeats across pages. */
+  rowKey?: string;
+  /** Seed of the backoff jitter (deterministic tests). @default 0 */
+  seed?: number;
+  /** New rows, in order. May return a promise: the next poll waits for it (backpressure). */
+  onBatch?: (batch: Batch) => void | Promise<void>;
+  /** The run's status or counts changed. */
+  onStatus?: (run: RunStatus) => void;
+  /** Once, on success. */
+  onComplete?: (summary: Summary) => void;
+  /** Once, on failure: the same error `start()` rejects with. */
+  onError?: (error: CaptainDataError) => void;
+  /** A callback threw or its promise rejected (never fatal). @default console.error */
+  onCallbackError?: (error: unknown, name: string) => void;
+}
+
+/** The body of a Captain Data webhook, relayed to {@link JobPoller.webhookReceived}. */
+export interface WebhookPayload {
+  job_uid?: string;
+  /** "Job successfully finished." or "Job failed.". */
+  message?: string;
+  uid?: string;
+  project_uid?: string;
+  error?: unknown;
+  workflow_uid?: string;
+  workflow_name?: string;
+  job_name?: string;
+  [key: string]: unknown;
+}
+
+/** Polls one run and hands new rows to `onBatch` (or the async iterator) as they appear. */
+export declare class JobPoller implements AsyncIterable<Batch> {
+  /** @throws {TypeError} naming the first invalid option. */
+  constructor(options: JobPollerOptions);
+  /** Starts polling. Resolves with the summary, rejects with a {@link CaptainDataError}. Calling it twice returns the same promise. */
+  start(): Promise<Summary>;
+  /** Stops at once (idempotent): no request after it; `start()` rejects with `ABORTED`. */
+  stop(): void;
+  /** Resume token after the last delivered batch. Holds no secret. */
+  readonly cursor: string;
+  /** A webhook for this run arrived: stop polling, read the results once more, complete. @throws {TypeError} for another job's payload. */
+  webhookReceived(payload: WebhookPayload): void;
+  /** The same batches as `onBatch`; starts the poller; waits for the consumer; `break` stops the poller. */
+  [Symbol.asyncIterator](): AsyncIterator<Batch>;
+  /** Releases the wasm memory of this object (a running poll keeps going). */
+  free(): void;
+}
+
+/** Options of {@link pollStep}: one bounded round for a cron tick. */
+export interface PollStepOptions extends Connection {
+  jobUid: string;
+  /** Where the previous step stopped. */
+  cursor?: string;
+  /** Request budget of this step (Workers: 50 subrequests on the free plan). @default 50 */
+  maxRequests?: number;
+  /** Time budget of this step. @default 25000 */
+  deadlineMs?: number;
+  /** A relayed webhook: do the final read now. */
+  webhook?: WebhookPayload;
+  rowKey?: string;
+  retry?: RetryOptions;
+  seed?: number;
+}
+
+/** The outcome of one step. Frozen. */
+export interface StepResult {
+  /** New rows of this step, in order. */
+  readonly results: readonly any[];
+  /** Pass to the next step. */
+  readonly cursor: string;
+  /** The last run status seen (`"unknown"` before the first status read). */
+  readonly status: string;
+  /** True when nothing is left to do (completed, or failed with `error`). */
+  readonly done: boolean;
+  /** The terminal error (with `code` and `message`), when the run or the polling failed. */
+  readonly error?: CaptainDataError;
+  /** Requests this step sent. */
+  readonly requests: number;
+}
+
+/** One bounded round; only invalid options reject (with a `TypeError`). */
+export declare function pollStep(options: PollStepOptions): Promise<StepResult>;
+
+/** What {@link scheduleWorkflow} resolves with. */
+export interface Scheduled {
+  readonly jobUid: string;
+  readonly message: string;
+  readonly workflow: unknown;
+}
+
+/** Launches a workflow run (not retried: scheduling is not idempotent). Rejects with a {@link CaptainDataError}. */
+export declare function scheduleWorkflow(
+  connection: Connection,
+  workflowUid: string,
+  body: Record<string, unknown>,
+): Promise<Scheduled>;
