@@ -2,7 +2,8 @@
 //! fault plans, driven with a simulated clock. Prints "property: N fault plans, V violations".
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::{Duration, UNIX_EPOCH};
 
@@ -157,7 +158,9 @@ struct Server<'a> {
 impl Server<'_> {
     fn available(&self, now: u64) -> u64 {
         let p = self.plan;
-        (0..p.rows).take_while(|i| (i + 1) * p.finish_at / (p.rows + 1) <= now).count() as u64
+        (0..p.rows)
+            .take_while(|i| (i + 1) * p.finish_at / (p.rows + 1) <= now)
+            .count() as u64
     }
 
     fn ended(&self, now: u64) -> bool {
@@ -176,7 +179,11 @@ impl Server<'_> {
         let aif = self.plan.end == End::AllInputsFailed && self.ended(now);
         let (outcome, rows) = match request.kind {
             RequestKind::Results if aif && self.rng.below(2) == 0 => (
-                Outcome::Http { status: 400, retry_after: None, message: Some("All Inputs Failed".into()) },
+                Outcome::Http {
+                    status: 400,
+                    retry_after: None,
+                    message: Some("All Inputs Failed".into()),
+                },
                 vec![],
             ),
             RequestKind::Results => self.page(&request.url, now),
@@ -198,9 +205,21 @@ impl Server<'_> {
             }
         };
         match self.rng.below(6) {
-            0 => Outcome::Http { status: 429, retry_after, message: None },
-            1 => Outcome::Http { status: 503, retry_after: None, message: Some("busy".into()) },
-            2 => Outcome::Http { status: 500, retry_after: None, message: None },
+            0 => Outcome::Http {
+                status: 429,
+                retry_after,
+                message: None,
+            },
+            1 => Outcome::Http {
+                status: 503,
+                retry_after: None,
+                message: Some("busy".into()),
+            },
+            2 => Outcome::Http {
+                status: 500,
+                retry_after: None,
+                message: None,
+            },
             3 => Outcome::Network,
             4 => Outcome::Timeout,
             _ => Outcome::BadBody("truncated JSON".into()),
@@ -209,7 +228,10 @@ impl Server<'_> {
 
     fn page(&mut self, url: &str, now: u64) -> (Outcome, Vec<u64>) {
         let p = self.plan;
-        let k: u64 = url.split_once("?page=").and_then(|(_, n)| n.parse().ok()).unwrap_or(0);
+        let k: u64 = url
+            .split_once("?page=")
+            .and_then(|(_, n)| n.parse().ok())
+            .unwrap_or(0);
         let available = self.available(now);
         let first = (k * p.page_size).saturating_sub(if k > 0 { p.dup } else { 0 });
         let end = ((k + 1) * p.page_size).min(available).max(first);
@@ -231,11 +253,16 @@ impl Server<'_> {
 
     fn run(&mut self, now: u64) -> RunInfo {
         let (status, error_message) = match (self.ended(now), self.plan.end) {
-            (false, _) => (["pending", "running", "paused", "Queued"][self.rng.below(4) as usize], None),
+            (false, _) => (
+                ["pending", "running", "paused", "Queued"][self.rng.below(4) as usize],
+                None,
+            ),
             (true, End::Finished) => ("finished", None),
             (true, End::Warning) => ("Warning", None),
             (true, End::Stopped) => ("stopped", Some("stopped by the user".to_string())),
-            (true, End::AllInputsFailed) => ("running", Some("Error: all inputs failed".to_string())),
+            (true, End::AllInputsFailed) => {
+                ("running", Some("Error: all inputs failed".to_string()))
+            }
         };
         RunInfo {
             status: status.into(),
@@ -254,11 +281,20 @@ struct Outcomes {
     terminal: Option<Action>,
 }
 
-fn check(plan: &Plan) -> Result<(), String> {
+fn check(plan: &Plan, tally: &mut BTreeMap<&'static str, u32>) -> Result<(), String> {
     let outcomes = simulate(plan)?;
+    let label = match &outcomes.terminal {
+        Some(Action::Complete(_)) => "complete",
+        Some(Action::Fail(error)) => error.code.as_str(),
+        _ => "unfinished",
+    };
+    *tally.entry(label).or_default() += 1;
     let all: Vec<u64> = (0..plan.rows).collect();
     if !all.starts_with(&outcomes.delivered) {
-        return Err(format!("rows out of order, lost or repeated: {:?}", outcomes.delivered));
+        return Err(format!(
+            "rows out of order, lost or repeated: {:?}",
+            outcomes.delivered
+        ));
     }
     match &outcomes.terminal {
         Some(Action::Complete(summary)) => {
@@ -266,7 +302,11 @@ fn check(plan: &Plan) -> Result<(), String> {
                 return Err(format!("completed a run that ends {:?}", plan.end));
             }
             if outcomes.delivered != all || summary.total_results != plan.rows {
-                return Err(format!("completed with {} of {} rows", outcomes.delivered.len(), plan.rows));
+                return Err(format!(
+                    "completed with {} of {} rows",
+                    outcomes.delivered.len(),
+                    plan.rows
+                ));
             }
         }
         Some(Action::Fail(error)) => {
@@ -295,7 +335,10 @@ fn check(plan: &Plan) -> Result<(), String> {
 
 /// Drives pollers (a new one on every resume or cron tick) until a terminal action.
 fn simulate(plan: &Plan) -> Result<Outcomes, String> {
-    let mut server = Server { plan, rng: Rng(plan.seed ^ 0x5EED) };
+    let mut server = Server {
+        plan,
+        rng: Rng(plan.seed ^ 0x5EED),
+    };
     let mut rng = Rng(plan.seed.rotate_left(17));
     let mut out = Outcomes::default();
     let mut now = 0;
@@ -307,7 +350,10 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
     for _ in 0..200_000 {
         if let Some(max) = plan.max_duration.filter(|_| !poller.is_terminal()) {
             if now > started + max {
-                return Err(format!("still going at {now}, past the deadline {}", started + max));
+                return Err(format!(
+                    "still going at {now}, past the deadline {}",
+                    started + max
+                ));
             }
         }
         let action = poller.next_action(now);
@@ -338,7 +384,10 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
         };
         match action {
             Action::Fetch(request) => {
-                if !request.url.starts_with("https://api.captaindata.co/v3/jobs/run-7") {
+                if !request
+                    .url
+                    .starts_with("https://api.captaindata.co/v3/jobs/run-7")
+                {
                     return Err(format!("request to {}", request.url));
                 }
                 let (outcome, page_rows, latency) = server.answer(&request, now);
@@ -348,7 +397,13 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
                 if matches!(outcome, Outcome::Results(_)) {
                     rows = page_rows;
                 }
-                poller.handle(Event::Response { id: request.id, outcome }, now);
+                poller.handle(
+                    Event::Response {
+                        id: request.id,
+                        outcome,
+                    },
+                    now,
+                );
             }
             Action::Sleep { ms, .. } => {
                 let wake = now + u64::from(ms);
@@ -360,7 +415,11 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
             }
             Action::Emit(batch) => {
                 if batch.offset != out.delivered.len() as u64 {
-                    return Err(format!("batch at offset {} after {} rows", batch.offset, out.delivered.len()));
+                    return Err(format!(
+                        "batch at offset {} after {} rows",
+                        batch.offset,
+                        out.delivered.len()
+                    ));
                 }
                 let Some(new) = rows.get(batch.start..batch.end) else {
                     return Err(format!("batch {batch:?} outside a page of {}", rows.len()));
@@ -369,7 +428,8 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
                 poller.handle(Event::BatchDone, now);
                 if rng.below(100) < plan.resume_pct && !plan.step_mode {
                     // A page reload: a new poller from the saved cursor.
-                    poller = Poller::new(plan.config(), Some(&poller.cursor()), now).map_err(|e| e.message)?;
+                    poller = Poller::new(plan.config(), Some(&poller.cursor()), now)
+                        .map_err(|e| e.message)?;
                     started = now;
                 }
             }
@@ -379,7 +439,8 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
                     return Err("yield outside step mode".into());
                 }
                 now = (now / TICK_MS + 1) * TICK_MS;
-                poller = Poller::new(plan.config(), Some(&poller.cursor()), now).map_err(|e| e.message)?;
+                poller = Poller::new(plan.config(), Some(&poller.cursor()), now)
+                    .map_err(|e| e.message)?;
                 started = now;
                 if now > 200 * TICK_MS + plan.finish_at {
                     return Ok(out);
@@ -388,9 +449,17 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
             Action::Complete(_) | Action::Fail(_) => {
                 let requests = poller.requests();
                 poller.handle(Event::TimerFired, now);
-                poller.handle(Event::Response { id: requests, outcome: Outcome::Network }, now);
+                poller.handle(
+                    Event::Response {
+                        id: requests,
+                        outcome: Outcome::Network,
+                    },
+                    now,
+                );
                 poller.handle(Event::Webhook { failed: false }, now);
-                if poller.next_action(now + 1_000_000) != Action::Idle || poller.requests() != requests {
+                if poller.next_action(now + 1_000_000) != Action::Idle
+                    || poller.requests() != requests
+                {
                     return Err("activity after the terminal action".into());
                 }
                 out.terminal = Some(action);
@@ -404,13 +473,21 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
 
 #[test]
 fn every_row_exactly_once_under_random_fault_plans() {
-    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000);
-    let mut runner = TestRunner::new(RunnerConfig { cases, failure_persistence: None, ..RunnerConfig::default() });
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000);
+    let mut runner = TestRunner::new(RunnerConfig {
+        cases,
+        failure_persistence: None,
+        ..RunnerConfig::default()
+    });
     let plans = Cell::new(0u32);
     let violations = Cell::new(0u32);
+    let tally = RefCell::new(BTreeMap::new());
     let result = runner.run(&plan(), |plan| {
         plans.set(plans.get() + 1);
-        check(&plan).map_err(|why| {
+        check(&plan, &mut tally.borrow_mut()).map_err(|why| {
             violations.set(violations.get() + 1);
             TestCaseError::fail(why)
         })
@@ -418,9 +495,10 @@ fn every_row_exactly_once_under_random_fault_plans() {
     // Written to the raw stderr so it shows without --nocapture.
     let _ = writeln!(
         std::io::stderr(),
-        "property: {} fault plans, {} violations",
+        "property: {} fault plans, {} violations; endings {:?}",
         plans.get(),
-        violations.get()
+        violations.get(),
+        tally.borrow()
     );
     if let Err(failure) = result {
         panic!("{failure}");

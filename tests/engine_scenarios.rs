@@ -3,8 +3,8 @@
 
 use captaindata_poller::api::{Outcome, Page, RunInfo};
 use captaindata_poller::engine::{
-    Action, Batch, Config, ErrorCode, Event, FetchRequest, PollError, Poller, RequestKind, RetryPolicy,
-    SleepReason, Summary,
+    Action, Batch, Config, ErrorCode, Event, FetchRequest, PollError, Poller, RequestKind,
+    RetryPolicy, SleepReason, Summary,
 };
 
 const BASE: &str = "https://api.captaindata.co/v3";
@@ -557,11 +557,28 @@ fn a_failed_webhook_fails_after_the_final_read() {
     assert!(matches!(poller.next_action(2), Action::Emit(_)));
     poller.handle(Event::BatchDone, 3);
     // That read was sent before the webhook: the tail is read once more.
-    let Action::Fetch(req) = poller.next_action(3) else { panic!("final read") };
-    poller.handle(Event::Response { id: req.id, outcome: page(0..3, None).outcome }, 4);
-    assert_eq!(poller.next_action(4), Action::Emit(Batch { start: 2, end: 3, offset: 2 }));
+    let Action::Fetch(req) = poller.next_action(3) else {
+        panic!("final read")
+    };
+    poller.handle(
+        Event::Response {
+            id: req.id,
+            outcome: page(0..3, None).outcome,
+        },
+        4,
+    );
+    assert_eq!(
+        poller.next_action(4),
+        Action::Emit(Batch {
+            start: 2,
+            end: 3,
+            offset: 2
+        })
+    );
     poller.handle(Event::BatchDone, 5);
-    let Action::Fail(error) = poller.next_action(5) else { panic!("fail") };
+    let Action::Fail(error) = poller.next_action(5) else {
+        panic!("fail")
+    };
     assert_eq!(error.code, ErrorCode::JobFailed);
     assert_eq!(poller.requests(), 2);
 }

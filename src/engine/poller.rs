@@ -223,7 +223,7 @@ impl Poller {
         let s = &mut self.state;
         let id = s.next_id;
         s.next_id = s.next_id.wrapping_add(1);
-        s.requests += 1;
+        s.requests = s.requests.saturating_add(1);
         s.wait = Wait::Request(id, kind);
         let left = s.deadline_ms.map_or(u64::MAX, |d| d - now_ms);
         let timeout_ms = u64::from(self.config.timeout_ms).min(left).max(1);
@@ -354,14 +354,22 @@ impl Poller {
                     message,
                 },
             ) => self.on_http(kind, status, retry_after, message, now_ms),
-            (_, Outcome::Network) => self.on_transient(kind, "network error".into(), None, false),
-            (_, Outcome::Timeout) => self.on_transient(kind, "request timeout".into(), None, false),
-            (_, Outcome::BadBody(why)) => {
-                self.on_transient(kind, format!("malformed response ({why})"), None, true)
+            (_, Outcome::Network) => {
+                self.on_transient(kind, "network error".into(), None, false, now_ms)
             }
+            (_, Outcome::Timeout) => {
+                self.on_transient(kind, "request timeout".into(), None, false, now_ms)
+            }
+            (_, Outcome::BadBody(why)) => self.on_transient(
+                kind,
+                format!("malformed response ({why})"),
+                None,
+                true,
+                now_ms,
+            ),
             (_, _) => {
                 let why = "malformed response (a body of the other endpoint)".into();
-                self.on_transient(kind, why, None, true)
+                self.on_transient(kind, why, None, true, now_ms)
             }
         }
     }
@@ -378,9 +386,9 @@ impl Poller {
         match classify_http(status, message.as_deref()) {
             Disposition::Retry => {
                 let hint = retry_after.and_then(|v| parse_retry_after(&v, now_ms));
-                self.on_transient(kind, label, hint, false);
+                self.on_transient(kind, label, hint, false, now_ms);
             }
-            Disposition::Success => self.on_transient(kind, label, None, true),
+            Disposition::Success => self.on_transient(kind, label, None, true, now_ms),
             Disposition::Fail(code) => {
                 if let Some(m) = message {
                     label.push_str(": ");
@@ -398,8 +406,14 @@ impl Poller {
         label: String,
         hint: Option<u64>,
         bad_body: bool,
+        now_ms: u64,
     ) {
         let s = &mut self.state;
+        if s.deadline_ms.is_some_and(|d| now_ms >= d) {
+            // Out of time, not out of retries (the request's timeout was cut to the deadline).
+            s.next = Next::Fetch(kind);
+            return;
+        }
         let Some(delay) = s.backoff.next() else {
             let code = match bad_body {
                 true => ErrorCode::BadResponse,
@@ -410,7 +424,7 @@ impl Poller {
             return self.fail(code, format!("{label} after {retries} retries"), http);
         };
         let ms = hint.map_or(delay, |h| s.backoff.clamp(h));
-        s.retries += 1;
+        s.retries = s.retries.saturating_add(1);
         s.next = Next::Sleep {
             ms,
             reason: SleepReason::Backoff,
