@@ -65,7 +65,7 @@ test("a growing last page is re-read without re-delivering its rows", async () =
 
 test("resume from a cursor taken mid-page: the union of both pollers is every row exactly once", async () => {
   const { sim, connection } = ctx;
-  const { jobUid } = sim.createJob({ rows: 200, durationMs: 700, pageSize: 50 });
+  const { jobUid } = sim.createJob({ rows: 200, durationMs: 1500, pageSize: 50 });
   let first;
   const recA = recorder({
     onBatch: () => {

@@ -78,6 +78,20 @@ export function requestsFor(sim, jobUid) {
 }
 
 /**
+ * Resolves once the job has had requests, all answered, and none new for `quietMs`: the poller
+ * is then asleep between polls (nothing in flight that the server has not seen yet).
+ */
+export async function waitForIdle(sim, jobUid, quietMs = 60) {
+  let count = -1;
+  for (;;) {
+    const log = requestsFor(sim, jobUid);
+    if (log.length > 0 && log.length === count && log.every((e) => e.status !== null)) return;
+    count = log.length;
+    await wait(quietMs);
+  }
+}
+
+/**
  * Asserts the job receives no request during `ms` after a terminal outcome. Long enough for
  * several intervals and retry delays of FAST.
  */

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { JobPoller } from "captaindata-poller";
-import { assertFailed, assertSilentAfter, recorder, requestsFor, rowIds, settle, startSim, wait } from "./sim-fixture.mjs";
+import { assertFailed, assertSilentAfter, recorder, requestsFor, rowIds, settle, startSim, wait, waitForIdle } from "./sim-fixture.mjs";
 
 let ctx;
 before(async () => {
@@ -73,7 +73,7 @@ test("unknown job: NOT_FOUND after one request", async () => {
 });
 
 test("maxDurationMs: TIMEOUT on a run that never ends in time, then silence", async () => {
-  const { jobUid } = ctx.sim.createJob({ rows: 1000, durationMs: 60000 });
+  const { jobUid } = ctx.sim.createJob({ rows: 10000, durationMs: 60000 });
   const { rec, outcome } = await pollJob(jobUid, { maxDurationMs: 250 });
   assertFailed(outcome, rec.seen, "TIMEOUT");
   assert.ok(rec.seen.rows.length > 0, "rows seen before the timeout were delivered");
@@ -93,8 +93,7 @@ test("abort during the sleep between polls: ABORTED with the signal's reason, no
   const aborter = new AbortController();
   const rec = recorder({ intervalMs: 400, signal: aborter.signal });
   const started = settle(new JobPoller({ ...ctx.connection, jobUid, ...rec.options }).start());
-  while (!requestsFor(ctx.sim, jobUid).some((e) => e.status === 200)) await wait(5);
-  await wait(30); // now sleeping until the next poll
+  await waitForIdle(ctx.sim, jobUid); // now sleeping until the next poll
   const sent = requestsFor(ctx.sim, jobUid).length;
   const reason = new Error("user navigated away");
   aborter.abort(reason);
@@ -110,8 +109,7 @@ test("stop() during the sleep: ABORTED, idempotent, no request after", async () 
   const rec = recorder({ intervalMs: 400 });
   const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
   const started = settle(poller.start());
-  while (!requestsFor(ctx.sim, jobUid).some((e) => e.status === 200)) await wait(5);
-  await wait(30);
+  await waitForIdle(ctx.sim, jobUid);
   const sent = requestsFor(ctx.sim, jobUid).length;
   poller.stop();
   poller.stop();
