@@ -62,10 +62,7 @@ async fn step(driver: Driver, webhook: Option<Event>) -> Result<JsValue, JsValue
             Step::Yield => break (false, driver.last_status(), JsValue::UNDEFINED),
             Step::Complete(summary) => break (true, Some(summary.status), JsValue::UNDEFINED),
             Step::Fail(e) => {
-                let error = frozen(&[
-                    ("code", e.code.as_str().into()),
-                    ("message", e.message.into()),
-                ]);
+                let error = terminal_error(&e, &driver.stop);
                 break (true, e.run_status.or_else(|| driver.last_status()), error);
             }
         }

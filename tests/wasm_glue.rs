@@ -1,0 +1,277 @@
+//! The wasm glue as a user sees it, in Node and in headless Chromium (same bodies):
+//! stopping cancels timers and requests, the global (or injected) `fetch` is used,
+//! bad options throw a `TypeError` naming them, callbacks get frozen batches.
+//!
+//! Node:     CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+//!           cargo test --target wasm32-unknown-unknown --test wasm_glue
+//! Chromium: add WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=/usr/bin/chromedriver
+#![cfg(target_arch = "wasm32")]
+
+use captaindata_poller::{poll_step, JobPoller};
+use js_sys::{Function, Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen_test::wasm_bindgen_test;
+
+#[wasm_bindgen(inline_js = r#"
+// A fake Captain Data API: each results read has one more row; the run is `running`
+// until `finishAfter` results reads, then `finished` with `finishAfter` rows. "hang" never answers until aborted.
+export function fakeApi(mode, finishAfter) {
+  const api = { calls: [], signals: [], reads: 0 };
+  api.fetch = function (url, init) {
+    api.calls.push({ url, auth: new Headers(init.headers).get("authorization"), self: this });
+    api.signals.push(init.signal);
+    if (mode === "hang") {
+      return new Promise((_, reject) => init.signal.addEventListener("abort", () => reject(init.signal.reason)));
+    }
+    let body;
+    if (url.endsWith("/results")) {
+      api.reads += 1;
+      const results = Array.from({ length: Math.min(api.reads, finishAfter) }, (_, i) => ({ id: i }));
+      body = { results, paging: { have_next_page: false, next: null } };
+    } else {
+      const finished = api.reads >= finishAfter;
+      body = { status: finished ? "finished" : "running", row_count: Math.min(api.reads, finishAfter) };
+    }
+    return Promise.resolve(new Response(JSON.stringify(body), { status: 200 }));
+  };
+  return api;
+}
+export function callCount(api) { return api.calls.length; }
+export function callAt(api, i) { return api.calls[i]; }
+export function allSignalsAborted(api) { return api.signals.every((s) => s.aborted); }
+export function swapGlobalFetch(fn) { const old = globalThis.fetch; globalThis.fetch = fn; return old; }
+export function pause(ms) { return new Promise((resolve) => setTimeout(resolve, ms)); }
+export function recorder() {
+  const seen = { batches: [], errors: [] };
+  seen.onBatch = (batch) => { seen.batches.push(batch); };
+  seen.throwing = () => { throw new Error("boom"); };
+  seen.onCallbackError = (error, name) => { seen.errors.push(name + ": " + error.message); };
+  return seen;
+}
+export function isFrozen(value) { return Object.isFrozen(value); }
+export function abortWith(controller, reason) { controller.abort(reason); }
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = fakeApi)]
+    fn fake_api(mode: &str, finish_after: u32) -> JsValue;
+    #[wasm_bindgen(js_name = callCount)]
+    fn call_count(api: &JsValue) -> u32;
+    #[wasm_bindgen(js_name = callAt)]
+    fn call_at(api: &JsValue, i: u32) -> JsValue;
+    #[wasm_bindgen(js_name = allSignalsAborted)]
+    fn all_signals_aborted(api: &JsValue) -> bool;
+    #[wasm_bindgen(js_name = swapGlobalFetch)]
+    fn swap_global_fetch(f: &JsValue) -> JsValue;
+    fn pause(ms: u32) -> js_sys::Promise;
+    fn recorder() -> JsValue;
+    #[wasm_bindgen(js_name = isFrozen)]
+    fn is_frozen(v: &JsValue) -> bool;
+}
+
+fn get(target: &JsValue, key: &str) -> JsValue {
+    Reflect::get(target, &key.into()).unwrap_or(JsValue::UNDEFINED)
+}
+
+fn options(entries: &[(&str, JsValue)]) -> JsValue {
+    let object = Object::new();
+    for (key, value) in entries {
+        Reflect::set(&object, &(*key).into(), value).unwrap();
+    }
+    object.into()
+}
+
+async fn sleep(ms: u32) {
+    JsFuture::from(pause(ms)).await.unwrap();
+}
+
+fn code(error: &JsValue) -> String {
+    get(error, "code").as_string().unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+async fn stop_during_the_interval_sleep_sends_nothing_more() {
+    let api = fake_api("ok", u32::MAX);
+    let poller = JobPoller::new(options(&[
+        ("jobUid", "job1".into()),
+        ("intervalMs", 200.into()),
+        ("fetch", get(&api, "fetch")),
+    ]))
+    .unwrap();
+    let done = JsFuture::from(poller.start());
+    sleep(60).await; // first results read and status read are done; the poller sleeps
+    let before = call_count(&api);
+    assert!(before >= 1);
+    poller.stop();
+    poller.stop(); // idempotent
+    let error = done.await.unwrap_err();
+    assert_eq!(code(&error), "ABORTED");
+    assert_eq!(get(&error, "name"), "CaptainDataError");
+    sleep(400).await; // two intervals: a live timer would have fetched by now
+    assert_eq!(call_count(&api), before, "no request after stop()");
+}
+
+#[wasm_bindgen_test]
+async fn abort_during_a_request_rejects_with_aborted_and_the_signal_reason() {
+    let api = fake_api("hang", 0);
+    let controller = web_abort_controller();
+    let poller = JobPoller::new(options(&[
+        ("jobUid", "job1".into()),
+        ("signal", get(&controller, "signal")),
+        ("fetch", get(&api, "fetch")),
+    ]))
+    .unwrap();
+    let done = JsFuture::from(poller.start());
+    sleep(20).await;
+    assert_eq!(call_count(&api), 1);
+    abort(&controller, "user left");
+    let error = done.await.unwrap_err();
+    assert_eq!(code(&error), "ABORTED");
+    assert_eq!(get(&error, "cause"), "user left");
+    assert!(
+        all_signals_aborted(&api),
+        "the in-flight request was aborted"
+    );
+    sleep(50).await;
+    assert_eq!(call_count(&api), 1, "nothing sent after the abort");
+}
+
+#[wasm_bindgen_test]
+async fn an_already_aborted_signal_sends_nothing() {
+    let api = fake_api("ok", 1);
+    let controller = web_abort_controller();
+    abort(&controller, "before start");
+    let poller = JobPoller::new(options(&[
+        ("jobUid", "job1".into()),
+        ("signal", get(&controller, "signal")),
+        ("fetch", get(&api, "fetch")),
+    ]))
+    .unwrap();
+    let error = JsFuture::from(poller.start()).await.unwrap_err();
+    assert_eq!(code(&error), "ABORTED");
+    assert_eq!(call_count(&api), 0);
+}
+
+#[wasm_bindgen_test]
+async fn the_global_fetch_is_used_with_the_credentials_in_headers() {
+    let api = fake_api("ok", 1);
+    let original = swap_global_fetch(&get(&api, "fetch"));
+    let poller = JobPoller::new(options(&[
+        ("jobUid", "job1".into()),
+        ("apiKey", "secret-key".into()),
+        ("intervalMs", 10.into()),
+    ]))
+    .unwrap();
+    let summary = JsFuture::from(poller.start()).await;
+    swap_global_fetch(&original);
+    let summary = summary.unwrap();
+    assert_eq!(get(&summary, "status"), "finished");
+    assert!(call_count(&api) >= 2);
+    let first = call_at(&api, 0);
+    assert_eq!(get(&first, "auth"), "x-api-key secret-key");
+    let url = get(&first, "url").as_string().unwrap();
+    assert!(!url.contains("secret-key"), "the key is never in a URL");
+}
+
+#[wasm_bindgen_test]
+async fn an_injected_fetch_replaces_the_global_one_and_is_called_unbound() {
+    let global = fake_api("ok", 1);
+    let injected = fake_api("ok", 1);
+    let original = swap_global_fetch(&get(&global, "fetch"));
+    let poller = JobPoller::new(options(&[
+        ("jobUid", "job1".into()),
+        ("intervalMs", 10.into()),
+        ("fetch", get(&injected, "fetch")),
+    ]))
+    .unwrap();
+    let summary = JsFuture::from(poller.start()).await;
+    swap_global_fetch(&original);
+    assert!(summary.is_ok());
+    assert_eq!(call_count(&global), 0);
+    assert!(call_count(&injected) >= 2);
+    assert!(
+        get(&call_at(&injected, 0), "self").is_undefined(),
+        "`this` is undefined"
+    );
+}
+
+#[wasm_bindgen_test]
+fn bad_options_throw_a_type_error_naming_the_option() {
+    let cases: [(&str, JsValue, &str); 6] = [
+        ("intervalMs", (-5).into(), "`intervalMs`"),
+        ("intervalMs", "10s".into(), "`intervalMs`"),
+        ("onBatch", "append".into(), "`onBatch`"),
+        ("jobUid", "../other".into(), "`jobUid`"),
+        ("baseUrl", "http://example.com".into(), "`baseUrl`"),
+        ("maxRequests", 0.into(), "`maxRequests`"),
+    ];
+    for (option, value, named) in cases {
+        let mut entries = vec![("jobUid", JsValue::from("job1"))];
+        entries.push((option, value));
+        let error = JobPoller::new(options(&entries)).err().unwrap();
+        assert!(error.is_instance_of::<js_sys::TypeError>(), "{option}");
+        let message = get(&error, "message").as_string().unwrap();
+        assert!(message.contains(named), "{option}: {message}");
+    }
+    let missing = JobPoller::new(options(&[])).err().unwrap();
+    assert!(get(&missing, "message")
+        .as_string()
+        .unwrap()
+        .contains("`jobUid`"));
+}
+
+#[wasm_bindgen_test]
+async fn batches_are_frozen_and_a_throwing_callback_is_reported_not_fatal() {
+    let seen = recorder();
+    let poller = JobPoller::new(options(&[
+        ("jobUid", "job1".into()),
+        ("intervalMs", 10.into()),
+        ("fetch", get(&fake_api("ok", 3), "fetch")),
+        ("onBatch", get(&seen, "onBatch")),
+        ("onStatus", get(&seen, "throwing")),
+        ("onCallbackError", get(&seen, "onCallbackError")),
+    ]))
+    .unwrap();
+    let summary = JsFuture::from(poller.start()).await.unwrap();
+    assert_eq!(get(&summary, "totalResults"), 3);
+    let batches: js_sys::Array = get(&seen, "batches").into();
+    assert_eq!(batches.length(), 3);
+    for (i, batch) in batches.iter().enumerate() {
+        assert!(is_frozen(&batch));
+        assert_eq!(get(&batch, "offset"), i as u32);
+        assert_eq!(js_sys::Array::from(&get(&batch, "results")).length(), 1);
+    }
+    let errors: js_sys::Array = get(&seen, "errors").into();
+    assert!(errors.length() >= 1);
+    assert_eq!(errors.get(0), "onStatus: boom");
+}
+
+#[wasm_bindgen_test]
+async fn a_step_returns_its_rows_and_a_cursor_to_continue_from() {
+    let api = fake_api("ok", u32::MAX);
+    let step = options(&[("jobUid", "job1".into()), ("fetch", get(&api, "fetch"))]);
+    let first = JsFuture::from(poll_step(step)).await.unwrap();
+    assert_eq!(get(&first, "done"), false);
+    assert_eq!(js_sys::Array::from(&get(&first, "results")).length(), 1);
+    let cursor = get(&first, "cursor");
+    let next = options(&[
+        ("jobUid", "job1".into()),
+        ("fetch", get(&api, "fetch")),
+        ("cursor", cursor),
+    ]);
+    let second = JsFuture::from(poll_step(next)).await.unwrap();
+    // The server now has 2 rows; only the new one comes back.
+    assert_eq!(js_sys::Array::from(&get(&second, "results")).length(), 1);
+    let bad = JsFuture::from(poll_step(options(&[("jobUid", 5.into())]))).await;
+    assert!(bad.unwrap_err().is_instance_of::<js_sys::TypeError>());
+}
+
+fn web_abort_controller() -> JsValue {
+    let class = Reflect::get(&js_sys::global(), &"AbortController".into()).unwrap();
+    Reflect::construct(class.unchecked_ref::<Function>(), &js_sys::Array::new()).unwrap()
+}
+
+fn abort(controller: &JsValue, reason: &str) {
+    let abort: Function = get(controller, "abort").into();
+    abort.call1(controller, &reason.into()).unwrap();
+}
