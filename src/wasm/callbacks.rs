@@ -3,11 +3,12 @@
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::{spawn_local, JsFuture};
+use wasm_bindgen_futures::JsFuture;
 
 use super::bindings::console_error;
 use super::options::Reader;
 use super::stop::{Settled, StopSwitch};
+use super::task::promise;
 
 /// The five optional callbacks.
 pub struct Callbacks {
@@ -41,10 +42,12 @@ impl Callbacks {
             return;
         };
         let reporter = self.on_callback_error.clone();
-        spawn_local(async move {
+        // The returned promise always resolves: the rejection is reported instead.
+        let _ = promise(async move {
             if let Err(error) = JsFuture::from(pending).await {
                 report(reporter.as_ref(), &error, name);
             }
+            Ok(JsValue::UNDEFINED)
         });
     }
 

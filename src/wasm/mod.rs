@@ -17,6 +17,7 @@ mod poller;
 mod schedule;
 mod step;
 mod stop;
+mod task;
 mod timer;
 
 pub use poller::JobPoller;

@@ -5,7 +5,6 @@ use std::rc::Rc;
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::callbacks::Callbacks;
 use super::driver::{now_ms, Driver, Step};
@@ -13,6 +12,7 @@ use super::errors::{config_error, poll_error};
 use super::options::{budgets, common, webhook_event, Reader};
 use super::payloads::{batch, summary};
 use super::stop::StopSwitch;
+use super::task::promise;
 use crate::engine::{ErrorCode, PollError, Poller};
 
 /// Polls one Captain Data run and hands new rows to `onBatch` as they appear.
@@ -65,7 +65,7 @@ impl JobPoller {
             return started.clone();
         }
         self.state.driver.stop.listen();
-        let promise = future_to_promise(run(self.state.clone()));
+        let promise = promise(run(self.state.clone()));
         self.state.started.replace(Some(promise.clone()));
         promise
     }

@@ -5,7 +5,6 @@
 
 use js_sys::{Promise, JSON};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::body::{error_message, field};
 use super::errors::{config_error, invalid_option, poll_error};
@@ -13,6 +12,7 @@ use super::fetch::{exchange, Exchange};
 use super::options::{connection, signal, Connection, Reader, DEFAULT_BASE_URL};
 use super::payloads::frozen;
 use super::stop::StopSwitch;
+use super::task::promise;
 use crate::api::{classify_http, Disposition};
 use crate::engine::{validate_base_url, validate_path_segment, ErrorCode, PollError};
 
@@ -20,7 +20,7 @@ use crate::engine::{validate_base_url, validate_path_segment, ErrorCode, PollErr
 #[wasm_bindgen(js_name = scheduleWorkflow)]
 pub fn schedule_workflow(connection: JsValue, workflow_uid: JsValue, body: JsValue) -> Promise {
     match prepare(&connection, &workflow_uid, &body) {
-        Ok(request) => future_to_promise(send(request)),
+        Ok(request) => promise(send(request)),
         Err(error) => Promise::reject(&error),
     }
 }

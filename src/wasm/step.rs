@@ -2,7 +2,6 @@
 
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::driver::{now_ms, Driver, Step};
 use super::errors::config_error;
@@ -10,6 +9,7 @@ use super::options::{budgets, common, webhook_event, Reader};
 use super::payloads::frozen;
 use super::poller::terminal_error;
 use super::stop::StopSwitch;
+use super::task::promise;
 use crate::engine::{Event, Poller};
 
 /// Default `maxRequests` of a step: the free Workers plan allows 50 subrequests.
@@ -22,7 +22,7 @@ const STEP_DEADLINE_MS: u64 = 25_000;
 #[wasm_bindgen(js_name = pollStep)]
 pub fn poll_step(options: JsValue) -> Promise {
     match prepare(&options) {
-        Ok((driver, webhook)) => future_to_promise(step(driver, webhook)),
+        Ok((driver, webhook)) => promise(step(driver, webhook)),
         Err(error) => Promise::reject(&error),
     }
 }
