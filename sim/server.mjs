@@ -22,7 +22,8 @@ function toRequest(req, body, signal, fallbackHost) {
   return new Request(url, { method: req.method, headers, body: hasBody ? body : undefined, signal });
 }
 
-async function serve(sim, req, res, fallbackHost) {
+/** Answers one Node HTTP request with the simulator (exported for servers that mount it, e.g. the demo). */
+export async function serve(sim, req, res, fallbackHost) {
   const aborter = new AbortController();
   // The client went away before we answered (e.g. its fetch was aborted): end the slow wait too.
   res.on("close", () => {
