@@ -33,7 +33,8 @@ export function validateFaultPlan(plan) {
   }
   for (const entry of plan.script ?? []) {
     if (!["results", "run", "any"].includes(entry.kind)) throw new TypeError(`Unknown script kind ${entry.kind}`);
-    if (!Number.isInteger(entry.nth) || entry.nth < 1) throw new TypeError("Expected script `nth` to be an integer ≥ 1");
+    if (!Number.isInteger(entry.nth) || entry.nth < 1)
+      throw new TypeError("Expected script `nth` to be an integer ≥ 1");
     if (!SCRIPT_ANSWERS.has(entry.respond)) throw new TypeError(`Unknown script answer ${entry.respond}`);
   }
 }
@@ -51,7 +52,7 @@ export function createFaults(plan, seed) {
       if (entry.kind !== "any" && entry.kind !== kind) continue;
       const n = counts[entry.kind];
       if (n >= entry.nth && n < entry.nth + (entry.count ?? 1)) {
-        const delayMs = entry.respond === "slow" ? entry.ms ?? plan.slowMs ?? 1000 : 0;
+        const delayMs = entry.respond === "slow" ? (entry.ms ?? plan.slowMs ?? 1000) : 0;
         return { respond: entry.respond, retryAfter: entry.retryAfter ?? plan.retryAfter ?? null, delayMs };
       }
     }

@@ -72,15 +72,21 @@ function matchRoute(method, pathname) {
   if (!pathname.startsWith(`${BASE}/`)) return { kind: "other" };
   let parts;
   try {
-    parts = pathname.slice(BASE.length + 1).split("/").map(decodeURIComponent);
+    parts = pathname
+      .slice(BASE.length + 1)
+      .split("/")
+      .map(decodeURIComponent);
   } catch {
     return { kind: "other" };
   }
   const route =
-    parts[0] === "jobs" && parts.length === 2 ? { kind: "run", jobUid: parts[1], method: "GET" }
-    : parts[0] === "jobs" && parts.length === 3 && parts[2] === "results" ? { kind: "results", jobUid: parts[1], method: "GET" }
-    : parts[0] === "workflows" && parts.length === 3 && parts[2] === "schedule" ? { kind: "schedule", workflowUid: parts[1], method: "POST" }
-    : null;
+    parts[0] === "jobs" && parts.length === 2
+      ? { kind: "run", jobUid: parts[1], method: "GET" }
+      : parts[0] === "jobs" && parts.length === 3 && parts[2] === "results"
+        ? { kind: "results", jobUid: parts[1], method: "GET" }
+        : parts[0] === "workflows" && parts.length === 3 && parts[2] === "schedule"
+          ? { kind: "schedule", workflowUid: parts[1], method: "POST" }
+          : null;
   if (!route || parts[1] === "") return { kind: "other" };
   return { ...route, allowed: route.method === method };
 }
@@ -117,10 +123,13 @@ export function createSim(options = {}) {
   function watchForEnd(job) {
     if (!webhook || !usesWallClock) return;
     const ms = describeJob(job, jobState(job, clock.now())).endsAt - clock.now() + 1;
-    const id = setTimeout(() => {
-      timers.delete(id);
-      tick();
-    }, Math.max(0, ms));
+    const id = setTimeout(
+      () => {
+        timers.delete(id);
+        tick();
+      },
+      Math.max(0, ms),
+    );
     id?.unref?.();
     timers.add(id);
   }
@@ -324,7 +333,11 @@ export function createSim(options = {}) {
     if (!action) return json(200, job(uid));
     if (action === "finish" && request.method === "POST") return json(200, finish(uid, input.status));
     if (action === "stop" && request.method === "POST") return json(200, stop(uid));
-    if (action === "naive") return json(200, naiveCost(uid, { intervalMs: Number(url.searchParams.get("intervalMs") ?? 10000), origin: url.origin }));
+    if (action === "naive")
+      return json(
+        200,
+        naiveCost(uid, { intervalMs: Number(url.searchParams.get("intervalMs") ?? 10000), origin: url.origin }),
+      );
     return json(404, { message: "Unknown control route" });
   }
 
@@ -363,10 +376,20 @@ export function createSim(options = {}) {
     if (url.pathname.startsWith("/__sim/")) return toResponse(await controlAnswer(request, url));
     const route = matchRoute(request.method, url.pathname);
     /** @type {LogEntry} */
-    const entry = { seq: log.length, t: clock.now(), method: request.method, path: url.pathname + url.search, kind: route.kind, status: null, bytes: 0, jobUid: route.jobUid ?? null };
+    const entry = {
+      seq: log.length,
+      t: clock.now(),
+      method: request.method,
+      path: url.pathname + url.search,
+      kind: route.kind,
+      status: null,
+      bytes: 0,
+      jobUid: route.jobUid ?? null,
+    };
     log.push(entry);
     try {
-      const answer = request.method === "OPTIONS" ? preflight(request, entry) : await apiAnswer(request, route, url, entry);
+      const answer =
+        request.method === "OPTIONS" ? preflight(request, entry) : await apiAnswer(request, route, url, entry);
       entry.status = answer.status;
       entry.bytes = encoder.encode(answer.text).length;
       return toResponse(answer);

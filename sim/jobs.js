@@ -33,7 +33,8 @@ export function isTerminal(status) {
 
 function checkCount(spec, name, min) {
   const v = spec[name];
-  if (!(Number.isFinite(v) && v >= min)) throw new TypeError(`Expected job \`${name}\` to be a number ≥ ${min} (got ${v})`);
+  if (!(Number.isFinite(v) && v >= min))
+    throw new TypeError(`Expected job \`${name}\` to be a number ≥ ${min} (got ${v})`);
 }
 
 /**
@@ -47,7 +48,8 @@ function validateSpec(spec) {
   checkCount(spec, "inputs", 0);
   checkCount(spec, "startDelayMs", 0);
   checkCount(spec, "rowBytes", 0);
-  if (!OUTCOMES.includes(spec.outcome)) throw new TypeError(`Expected job \`outcome\` to be one of ${OUTCOMES.join(", ")}`);
+  if (!OUTCOMES.includes(spec.outcome))
+    throw new TypeError(`Expected job \`outcome\` to be one of ${OUTCOMES.join(", ")}`);
   validateFaultPlan(spec.faults);
 }
 
@@ -96,7 +98,8 @@ export function jobState(job, now) {
   const { spec } = job;
   const rows = spec.outcome === "allInputsFailed" ? 0 : spec.rows;
   const startedAt = job.createdAt + spec.startDelayMs;
-  if (now < startedAt) return { status: "pending", rowsAvailable: 0, startedAt: null, finishedAt: null, errorMessage: null };
+  if (now < startedAt)
+    return { status: "pending", rowsAvailable: 0, startedAt: null, finishedAt: null, errorMessage: null };
   const ran = now - startedAt;
   if (ran < spec.durationMs) {
     const rowsAvailable = Math.floor((rows * ran) / spec.durationMs);

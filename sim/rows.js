@@ -4,9 +4,31 @@ import { hashString, seededRandom } from "./random.js";
 
 const FIRST = ["Alice", "Bruno", "Chloé", "Dmitri", "Emma", "Farid", "Grace", "Hugo", "Inès", "Jonas", "Karin", "Léo"];
 const LAST = ["Martin", "Bernard", "Dubois", "Nguyen", "Schmidt", "Rossi", "Garcia", "Kowalski", "Haddad", "Smith"];
-const TITLES = ["Head of Growth", "Sales Director", "CTO", "Account Executive", "Product Manager", "Founder & CEO", "Data Engineer"];
-const COMPANIES = ["Acme Robotics", "Nimbus Analytics", "Bluefin Labs", "Orbital Foods", "Quartz Finance", "Helio Energy"];
-const CITIES = ["Paris, France", "Berlin, Germany", "London, UK", "Lisbon, Portugal", "New York, US", "Montréal, Canada"];
+const TITLES = [
+  "Head of Growth",
+  "Sales Director",
+  "CTO",
+  "Account Executive",
+  "Product Manager",
+  "Founder & CEO",
+  "Data Engineer",
+];
+const COMPANIES = [
+  "Acme Robotics",
+  "Nimbus Analytics",
+  "Bluefin Labs",
+  "Orbital Foods",
+  "Quartz Finance",
+  "Helio Energy",
+];
+const CITIES = [
+  "Paris, France",
+  "Berlin, Germany",
+  "London, UK",
+  "Lisbon, Portugal",
+  "New York, US",
+  "Montréal, Canada",
+];
 const FILLER = "Experienced professional passionate about building teams, shipping products and growing revenue. ";
 
 /**
@@ -23,7 +45,10 @@ export function makeRow(jobUid, index, rowBytes = 200) {
   const first = pick(FIRST);
   const last = pick(LAST);
   const company = pick(COMPANIES);
-  const slug = `${first}-${last}-${index}`.toLowerCase().normalize("NFD").replace(/[^a-z0-9-]/g, "");
+  const slug = `${first}-${last}-${index}`
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/[^a-z0-9-]/g, "");
   const row = {
     id: `row-${index}`,
     index,

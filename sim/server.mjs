@@ -85,7 +85,9 @@ async function main() {
   const { jobUid } = server.sim.createJob({ rows: 2000, durationMs: 60000 });
   console.log(`simulator: ${server.url}  (Authorization: x-api-key sim-key, x-project-id: sim-project)`);
   console.log(`demo job: ${jobUid}  (GET ${server.url}/jobs/${jobUid}/results)`);
-  console.log(`control: POST ${server.origin}/__sim/jobs, GET ${server.origin}/__sim/stats, POST ${server.origin}/__sim/reset`);
+  console.log(
+    `control: POST ${server.origin}/__sim/jobs, GET ${server.origin}/__sim/stats, POST ${server.origin}/__sim/reset`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

@@ -31,7 +31,10 @@ async function readAllPages(server, jobUid) {
 }
 
 function control(server, path, body) {
-  return fetch(`${server.origin}/__sim${path}`, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+  return fetch(
+    `${server.origin}/__sim${path}`,
+    body === undefined ? {} : { method: "POST", body: JSON.stringify(body) },
+  );
 }
 
 describe("simulator over HTTP", () => {
@@ -82,11 +85,17 @@ describe("simulator over HTTP", () => {
     assert.equal(page.body.results.length, 100);
     assert.deepEqual(page.body.paging, { have_next_page: true, next: `${server.url}/jobs/${jobUid}/results?page=2` });
     const page2 = await (await fetch(page.body.paging.next, { headers: AUTH })).json();
-    assert.deepEqual(page2.results.map((r) => r.index), Array.from({ length: 50 }, (_, i) => 100 + i));
+    assert.deepEqual(
+      page2.results.map((r) => r.index),
+      Array.from({ length: 50 }, (_, i) => 100 + i),
+    );
 
     clock.advance(4000); // ended: every row
     const rows = await readAllPages(server, jobUid);
-    assert.deepEqual(rows.map((r) => r.id), Array.from({ length: 250 }, (_, i) => `row-${i}`));
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      Array.from({ length: 250 }, (_, i) => `row-${i}`),
+    );
   });
 
   test("rows are deterministic, realistic and about rowBytes long", async () => {
@@ -95,7 +104,8 @@ describe("simulator over HTTP", () => {
     const b = createSim({ seed: 99, clock });
     a.createJob(spec);
     b.createJob(spec);
-    const read = async (sim) => (await (await sim.handle(new Request("http://x/v3/jobs/fixed-job/results", { headers: AUTH }))).json()).results;
+    const read = async (sim) =>
+      (await (await sim.handle(new Request("http://x/v3/jobs/fixed-job/results", { headers: AUTH }))).json()).results;
     const [ra, rb] = [await read(a), await read(b)];
     assert.deepEqual(ra, rb);
     for (const row of ra) {
@@ -147,25 +157,39 @@ describe("simulator over HTTP", () => {
 
   test("schedule: validates the body, creates a job with number_inputs", async () => {
     const body = { job_name: "My run", steps: [], inputs: [{ url: "a" }, { url: "b" }, { url: "c" }] };
-    const res = await getJson(server, "/workflows/wf-1/schedule", { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+    const res = await getJson(server, "/workflows/wf-1/schedule", {
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { "content-type": "application/json" },
+    });
     assert.equal(res.status, 200);
     assert.equal(res.body.message, "Bot successfully scheduled.");
     assert.deepEqual(res.body.workflow, { uid: "wf-1" });
     const run = (await getJson(server, `/jobs/${res.body.job_uid}`)).body;
     assert.deepEqual([run.number_inputs, run.name, run.workflow_uid], [3, "My run", "wf-1"]);
 
-    const missing = await getJson(server, "/workflows/wf-1/schedule", { method: "POST", body: JSON.stringify({ job_name: "x" }) });
+    const missing = await getJson(server, "/workflows/wf-1/schedule", {
+      method: "POST",
+      body: JSON.stringify({ job_name: "x" }),
+    });
     assert.equal(missing.status, 400);
     assert.match(missing.body.message, /inputs/);
     assert.equal((await call(server, "/workflows/wf-1/schedule", { method: "POST", body: "{nope" })).status, 400);
     assert.equal((await call(server, "/workflows/wf-1/schedule")).status, 405);
-    assert.equal((await fetch(`${server.url}/workflows/wf-1/schedule`, { method: "POST", body: JSON.stringify(body) })).status, 401);
+    assert.equal(
+      (await fetch(`${server.url}/workflows/wf-1/schedule`, { method: "POST", body: JSON.stringify(body) })).status,
+      401,
+    );
   });
 
   test("CORS: preflight answered, Retry-After exposed", async () => {
     const res = await fetch(`${server.url}/jobs/x/results`, {
       method: "OPTIONS",
-      headers: { origin: "http://127.0.0.1:5173", "access-control-request-method": "GET", "access-control-request-headers": "authorization, x-project-id" },
+      headers: {
+        origin: "http://127.0.0.1:5173",
+        "access-control-request-method": "GET",
+        "access-control-request-headers": "authorization, x-project-id",
+      },
     });
     assert.equal(res.status, 204);
     assert.equal(res.headers.get("access-control-allow-origin"), "*");
@@ -193,7 +217,13 @@ describe("counters", () => {
     try {
       const { jobUid } = server.sim.createJob({ rows: 25, durationMs: 0, pageSize: 10 });
       let received = 0;
-      for (const path of [`/jobs/${jobUid}`, `/jobs/${jobUid}/results`, `/jobs/${jobUid}/results?page=2`, `/jobs/${jobUid}/results?page=3`, "/elsewhere"]) {
+      for (const path of [
+        `/jobs/${jobUid}`,
+        `/jobs/${jobUid}/results`,
+        `/jobs/${jobUid}/results?page=2`,
+        `/jobs/${jobUid}/results?page=3`,
+        "/elsewhere",
+      ]) {
         received += (await (await call(server, path)).arrayBuffer()).byteLength;
       }
       const stats = server.sim.stats(jobUid);
@@ -201,8 +231,14 @@ describe("counters", () => {
       const all = server.sim.stats();
       assert.deepEqual([all.requests.other, all.requests.total], [1, 5]);
       assert.equal(all.bytes.total, received);
-      assert.deepEqual(all.log.map((e) => e.status), [200, 200, 200, 200, 404]);
-      assert.deepEqual(all.log.map((e) => e.path).slice(1, 3), [`/v3/jobs/${jobUid}/results`, `/v3/jobs/${jobUid}/results?page=2`]);
+      assert.deepEqual(
+        all.log.map((e) => e.status),
+        [200, 200, 200, 200, 404],
+      );
+      assert.deepEqual(all.log.map((e) => e.path).slice(1, 3), [
+        `/v3/jobs/${jobUid}/results`,
+        `/v3/jobs/${jobUid}/results?page=2`,
+      ]);
       await control(server, "/reset", {});
       assert.equal(server.sim.stats().requests.total, 0);
     } finally {
@@ -230,8 +266,14 @@ describe("faults", () => {
 
   test("script: 429 with Retry-After seconds, then with an HTTP date, then normal", async () => {
     const { jobUid } = server.sim.createJob({
-      rows: 10, durationMs: 0,
-      faults: { script: [{ kind: "results", nth: 1, respond: 429, retryAfter: 2 }, { kind: "results", nth: 2, respond: 429, retryAfter: "date" }] },
+      rows: 10,
+      durationMs: 0,
+      faults: {
+        script: [
+          { kind: "results", nth: 1, respond: 429, retryAfter: 2 },
+          { kind: "results", nth: 2, respond: 429, retryAfter: "date" },
+        ],
+      },
     });
     const first = await call(server, `/jobs/${jobUid}/results`);
     assert.deepEqual([first.status, first.headers.get("retry-after")], [429, "2"]);
@@ -244,28 +286,50 @@ describe("faults", () => {
   });
 
   test("script: a 5xx burst of `count` requests, on any kind", async () => {
-    const { jobUid } = server.sim.createJob({ rows: 10, durationMs: 0, faults: { script: [{ kind: "any", nth: 2, respond: 503, count: 3 }] } });
+    const { jobUid } = server.sim.createJob({
+      rows: 10,
+      durationMs: 0,
+      faults: { script: [{ kind: "any", nth: 2, respond: 503, count: 3 }] },
+    });
     const statuses = [];
-    for (const path of ["", "/results", "", "/results", "/results"]) statuses.push((await call(server, `/jobs/${jobUid}${path}`)).status);
+    for (const path of ["", "/results", "", "/results", "/results"])
+      statuses.push((await call(server, `/jobs/${jobUid}${path}`)).status);
     assert.deepEqual(statuses, [200, 503, 503, 503, 200]);
   });
 
   test("drop: the connection closes, fetch rejects with a TypeError; logged as status 0", async () => {
-    const { jobUid } = server.sim.createJob({ rows: 10, durationMs: 0, faults: { script: [{ kind: "run", nth: 1, respond: "drop" }] } });
+    const { jobUid } = server.sim.createJob({
+      rows: 10,
+      durationMs: 0,
+      faults: { script: [{ kind: "run", nth: 1, respond: "drop" }] },
+    });
     await assert.rejects(call(server, `/jobs/${jobUid}`), TypeError);
     assert.equal((await call(server, `/jobs/${jobUid}`)).status, 200);
     const log = server.sim.stats(jobUid).log;
-    assert.deepEqual(log.map((e) => [e.status, e.error]), [[0, "dropped"], [200, undefined]]);
+    assert.deepEqual(
+      log.map((e) => [e.status, e.error]),
+      [
+        [0, "dropped"],
+        [200, undefined],
+      ],
+    );
   });
 
   test("handle() itself rejects with a TypeError on a drop", async () => {
     const sim = createSim({ clock });
     const { jobUid } = sim.createJob({ rows: 1, durationMs: 0, faults: { dropRate: 1 } });
-    await assert.rejects(sim.handle(new Request(`http://x/v3/jobs/${jobUid}`, { headers: AUTH })), (e) => e instanceof TypeError && e.simDrop === true);
+    await assert.rejects(
+      sim.handle(new Request(`http://x/v3/jobs/${jobUid}`, { headers: AUTH })),
+      (e) => e instanceof TypeError && e.simDrop === true,
+    );
   });
 
   test("malformed: a 200 whose JSON body is truncated", async () => {
-    const { jobUid } = server.sim.createJob({ rows: 10, durationMs: 0, faults: { script: [{ kind: "results", nth: 1, respond: "malformed" }] } });
+    const { jobUid } = server.sim.createJob({
+      rows: 10,
+      durationMs: 0,
+      faults: { script: [{ kind: "results", nth: 1, respond: "malformed" }] },
+    });
     const res = await call(server, `/jobs/${jobUid}/results`);
     assert.equal(res.status, 200);
     await assert.rejects(res.json(), SyntaxError);
@@ -275,15 +339,26 @@ describe("faults", () => {
   test("slow: the answer waits; an aborted request ends the wait and is logged as aborted", async () => {
     const wall = await startSimServer();
     try {
-      const { jobUid } = wall.sim.createJob({ rows: 1, durationMs: 0, faults: { script: [{ kind: "results", nth: 1, respond: "slow", ms: 60000 }] } });
+      const { jobUid } = wall.sim.createJob({
+        rows: 1,
+        durationMs: 0,
+        faults: { script: [{ kind: "results", nth: 1, respond: "slow", ms: 60000 }] },
+      });
       const aborter = new AbortController();
       const pending = call(wall, `/jobs/${jobUid}/results`, { signal: aborter.signal });
       await new Promise((r) => setTimeout(r, 50));
       aborter.abort();
       await assert.rejects(pending, { name: "AbortError" });
       await new Promise((r) => setTimeout(r, 50));
-      assert.deepEqual(wall.sim.stats(jobUid).log.map((e) => [e.status, e.error]), [[0, "aborted"]]);
-      const slowOnce = wall.sim.createJob({ rows: 1, durationMs: 0, faults: { script: [{ kind: "run", nth: 1, respond: "slow", ms: 30 }] } });
+      assert.deepEqual(
+        wall.sim.stats(jobUid).log.map((e) => [e.status, e.error]),
+        [[0, "aborted"]],
+      );
+      const slowOnce = wall.sim.createJob({
+        rows: 1,
+        durationMs: 0,
+        faults: { script: [{ kind: "run", nth: 1, respond: "slow", ms: 30 }] },
+      });
       assert.equal((await call(wall, `/jobs/${slowOnce.jobUid}`)).status, 200);
     } finally {
       await wall.close();
@@ -334,13 +409,20 @@ describe("faults", () => {
     const a = await sequence(11);
     assert.deepEqual(a, await sequence(11));
     assert.notDeepEqual(a, await sequence(12));
-    for (const kind of ["drop", "429", "200"]) assert.ok(a.some((s) => s.startsWith(kind)), kind);
+    for (const kind of ["drop", "429", "200"])
+      assert.ok(
+        a.some((s) => s.startsWith(kind)),
+        kind,
+      );
     assert.ok(a.some((s) => /^50[0234]:/.test(s)));
   });
 
   test("a bad fault plan is refused", () => {
     assert.throws(() => server.sim.createJob({ faults: { rate429: 2 } }), TypeError);
-    assert.throws(() => server.sim.createJob({ faults: { script: [{ kind: "results", nth: 0, respond: 429 }] } }), TypeError);
+    assert.throws(
+      () => server.sim.createJob({ faults: { script: [{ kind: "results", nth: 0, respond: 429 }] } }),
+      TypeError,
+    );
   });
 });
 
@@ -365,7 +447,10 @@ describe("webhook", () => {
 
   test("POSTed with custom headers when a job ends (manual clock: noticed on the next request)", async () => {
     const clock = manualClock(0);
-    const server = await startSimServer({ clock, webhook: { url: receiverUrl, headers: { "x-hook-secret": "s3cret" } } });
+    const server = await startSimServer({
+      clock,
+      webhook: { url: receiverUrl, headers: { "x-hook-secret": "s3cret" } },
+    });
     try {
       const ok = server.sim.createJob({ rows: 5, durationMs: 1000, name: "Hooked" });
       const failed = server.sim.createJob({ rows: 5, durationMs: 1000, outcome: "shutdown" });
@@ -380,13 +465,25 @@ describe("webhook", () => {
       assert.equal(byJob[ok.jobUid].body.job_name, "Hooked");
       assert.equal(byJob[ok.jobUid].headers["x-hook-secret"], "s3cret");
       assert.equal(byJob[failed.jobUid].body.message, "Job failed.");
-      for (const key of ["uid", "job_uid", "message", "project_uid", "error", "workflow_uid", "workflow_name", "job_name"]) {
+      for (const key of [
+        "uid",
+        "job_uid",
+        "message",
+        "project_uid",
+        "error",
+        "workflow_uid",
+        "workflow_name",
+        "job_name",
+      ]) {
         assert.ok(key in byJob[ok.jobUid].body, key);
       }
       server.sim.tick();
       await server.sim.webhooksSettled();
       assert.equal(received.length, 2, "each job notified once");
-      assert.equal(server.sim.webhooks().every((w) => w.status === 200), true);
+      assert.equal(
+        server.sim.webhooks().every((w) => w.status === 200),
+        true,
+      );
     } finally {
       await server.close();
       received.length = 0;

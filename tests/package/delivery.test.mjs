@@ -2,7 +2,17 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { JobPoller } from "captaindata-poller";
-import { FAST, assertCompleted, assertSilentAfter, recorder, requestsFor, rowIds, settle, startSim, wait } from "./sim-fixture.mjs";
+import {
+  FAST,
+  assertCompleted,
+  assertSilentAfter,
+  recorder,
+  requestsFor,
+  rowIds,
+  settle,
+  startSim,
+  wait,
+} from "./sim-fixture.mjs";
 
 let ctx;
 before(async () => {
@@ -98,25 +108,29 @@ test("duplicate rows across pages (overlapping pages) are dropped with rowKey", 
   assert.deepEqual(rec.ids(), rowIds(120));
 });
 
-test("webhook relay: webhookReceived makes one final read and completes without waiting for the next poll", { timeout: 5000 }, async () => {
-  const { sim, connection } = ctx;
-  const { jobUid } = sim.createJob({ rows: 100, durationMs: 60000, pageSize: 50 });
-  const rec = recorder({ intervalMs: 60000 }); // without the webhook, the next read is a minute away
-  const poller = new JobPoller({ ...connection, jobUid, ...rec.options });
-  const started = settle(poller.start());
-  while (requestsFor(sim, jobUid).filter((e) => e.status === 200).length === 0) await wait(10);
-  await wait(20);
-  sim.finish(jobUid);
-  const requestsAtWebhook = requestsFor(sim, jobUid).length;
-  poller.webhookReceived({ job_uid: jobUid, message: "Job successfully finished.", error: false });
-  const outcome = await started;
-  assertCompleted(outcome, rec.seen);
-  assert.deepEqual(rec.ids(), rowIds(100));
-  const afterHook = requestsFor(sim, jobUid).length - requestsAtWebhook;
-  assert.ok(afterHook >= 1 && afterHook <= 4, `requests after the webhook: ${afterHook}`);
-  assert.equal(outcome.value.status, "finished");
-  await assertSilentAfter(sim, jobUid);
-});
+test(
+  "webhook relay: webhookReceived makes one final read and completes without waiting for the next poll",
+  { timeout: 5000 },
+  async () => {
+    const { sim, connection } = ctx;
+    const { jobUid } = sim.createJob({ rows: 100, durationMs: 60000, pageSize: 50 });
+    const rec = recorder({ intervalMs: 60000 }); // without the webhook, the next read is a minute away
+    const poller = new JobPoller({ ...connection, jobUid, ...rec.options });
+    const started = settle(poller.start());
+    while (requestsFor(sim, jobUid).filter((e) => e.status === 200).length === 0) await wait(10);
+    await wait(20);
+    sim.finish(jobUid);
+    const requestsAtWebhook = requestsFor(sim, jobUid).length;
+    poller.webhookReceived({ job_uid: jobUid, message: "Job successfully finished.", error: false });
+    const outcome = await started;
+    assertCompleted(outcome, rec.seen);
+    assert.deepEqual(rec.ids(), rowIds(100));
+    const afterHook = requestsFor(sim, jobUid).length - requestsAtWebhook;
+    assert.ok(afterHook >= 1 && afterHook <= 4, `requests after the webhook: ${afterHook}`);
+    assert.equal(outcome.value.status, "finished");
+    await assertSilentAfter(sim, jobUid);
+  },
+);
 
 test("a failed-job webhook ends with JOB_FAILED", async () => {
   const { sim, connection } = ctx;
@@ -151,7 +165,13 @@ test("a throwing onBatch is reported, polling continues, every row is delivered"
   const outcome = await settle(new JobPoller({ ...connection, jobUid, ...rec.options }).start());
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(150), "rows of the throwing batches are not re-delivered nor lost");
-  assert.deepEqual(rec.seen.callbackErrors.map((c) => [c.error.message, c.name]), [["boom 1", "onBatch"], ["boom 2", "onBatch"]]);
+  assert.deepEqual(
+    rec.seen.callbackErrors.map((c) => [c.error.message, c.name]),
+    [
+      ["boom 1", "onBatch"],
+      ["boom 2", "onBatch"],
+    ],
+  );
 });
 
 test("async onBatch: backpressure — no request while the returned promise is pending", async () => {
@@ -202,7 +222,10 @@ test("breaking out of for await stops the poller: no request afterwards", async 
 test("async iteration throws the terminal error", async () => {
   const { connection } = ctx;
   const poller = new JobPoller({ ...connection, jobUid: "no-such-job", intervalMs: 30 });
-  await assert.rejects(async () => {
-    for await (const _ of poller); // eslint-disable-line no-unused-vars
-  }, { code: "NOT_FOUND" });
+  await assert.rejects(
+    async () => {
+      for await (const _ of poller); // eslint-disable-line no-unused-vars
+    },
+    { code: "NOT_FOUND" },
+  );
 });

@@ -2,7 +2,16 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { JobPoller } from "captaindata-poller";
-import { assertCompleted, assertFailed, assertSilentAfter, recorder, requestsFor, rowIds, settle, startSim } from "./sim-fixture.mjs";
+import {
+  assertCompleted,
+  assertFailed,
+  assertSilentAfter,
+  recorder,
+  requestsFor,
+  rowIds,
+  settle,
+  startSim,
+} from "./sim-fixture.mjs";
 
 let ctx;
 before(async () => {
@@ -40,7 +49,12 @@ test("429 with Retry-After in seconds: retried, every row once", async () => {
 
 test("429 with Retry-After as an HTTP date: retried, every row once", async () => {
   const { rec, outcome, log } = await pollThrough({
-    faults: { script: [{ kind: "results", nth: 1, respond: 429, retryAfter: "date" }, { kind: "run", nth: 1, respond: 429, retryAfter: "date" }] },
+    faults: {
+      script: [
+        { kind: "results", nth: 1, respond: 429, retryAfter: "date" },
+        { kind: "run", nth: 1, respond: 429, retryAfter: "date" },
+      ],
+    },
   });
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(120));
@@ -58,7 +72,13 @@ test("a huge Retry-After is clamped to maxDelayMs (no 32-bit overflow, no hot lo
 
 test("5xx bursts on every endpoint kind are retried", async () => {
   const { rec, outcome, log } = await pollThrough({
-    faults: { script: [{ kind: "any", nth: 2, respond: 503, count: 3 }, { kind: "results", nth: 6, respond: 500, count: 2 }, { kind: "any", nth: 12, respond: 502 }] },
+    faults: {
+      script: [
+        { kind: "any", nth: 2, respond: 503, count: 3 },
+        { kind: "results", nth: 6, respond: 500, count: 2 },
+        { kind: "any", nth: 12, respond: 502 },
+      ],
+    },
   });
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(120));
@@ -79,7 +99,12 @@ test("persistent 5xx ends with RETRIES_EXHAUSTED after retries + 1 attempts", as
 
 test("dropped connections are retried", async () => {
   const { rec, outcome, log } = await pollThrough({
-    faults: { script: [{ kind: "results", nth: 1, respond: "drop", count: 2 }, { kind: "run", nth: 1, respond: "drop" }] },
+    faults: {
+      script: [
+        { kind: "results", nth: 1, respond: "drop", count: 2 },
+        { kind: "run", nth: 1, respond: "drop" },
+      ],
+    },
   });
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(120));
@@ -88,7 +113,12 @@ test("dropped connections are retried", async () => {
 
 test("malformed (truncated) JSON is retried, never delivered", async () => {
   const { rec, outcome, log } = await pollThrough({
-    faults: { script: [{ kind: "results", nth: 2, respond: "malformed", count: 2 }, { kind: "run", nth: 1, respond: "malformed" }] },
+    faults: {
+      script: [
+        { kind: "results", nth: 2, respond: "malformed", count: 2 },
+        { kind: "run", nth: 1, respond: "malformed" },
+      ],
+    },
   });
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(120));
@@ -103,21 +133,36 @@ test("flapping and unknown statuses (queued) never end the poll early", async ()
 });
 
 for (const seed of [1, 2, 3]) {
-  test(`random fault soak (seed ${seed}): every row exactly once, in order, one completion`, { timeout: 15000 }, async () => {
-    const { server } = await startSim({ seed });
-    try {
-      const { jobUid } = server.sim.createJob({
-        rows: 300, durationMs: 400, pageSize: 25,
-        faults: { rate429: 0.1, retryAfter: 0, rate5xx: 0.1, dropRate: 0.05, malformedRate: 0.05, flapStatus: true, duplicateRows: 3 },
-      });
-      const rec = recorder({ rowKey: "id", retry: { retries: 12, minDelayMs: 2, maxDelayMs: 20 } });
-      const outcome = await settle(new JobPoller({ ...ctx.connection, baseUrl: server.url, jobUid, ...rec.options }).start());
-      assertCompleted(outcome, rec.seen);
-      assert.deepEqual(rec.ids(), rowIds(300));
-      await assertSilentAfter(server.sim, jobUid);
-    } finally {
-      await server.close();
-    }
-  });
+  test(
+    `random fault soak (seed ${seed}): every row exactly once, in order, one completion`,
+    { timeout: 15000 },
+    async () => {
+      const { server } = await startSim({ seed });
+      try {
+        const { jobUid } = server.sim.createJob({
+          rows: 300,
+          durationMs: 400,
+          pageSize: 25,
+          faults: {
+            rate429: 0.1,
+            retryAfter: 0,
+            rate5xx: 0.1,
+            dropRate: 0.05,
+            malformedRate: 0.05,
+            flapStatus: true,
+            duplicateRows: 3,
+          },
+        });
+        const rec = recorder({ rowKey: "id", retry: { retries: 12, minDelayMs: 2, maxDelayMs: 20 } });
+        const outcome = await settle(
+          new JobPoller({ ...ctx.connection, baseUrl: server.url, jobUid, ...rec.options }).start(),
+        );
+        assertCompleted(outcome, rec.seen);
+        assert.deepEqual(rec.ids(), rowIds(300));
+        await assertSilentAfter(server.sim, jobUid);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 }
-

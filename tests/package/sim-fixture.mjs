@@ -104,7 +104,10 @@ export async function assertSilentAfter(sim, jobUid, ms = 250) {
 
 /** Asserts a terminal package error: a CaptainDataError with the given code, reported once. */
 export function assertFailed(outcome, seen, code) {
-  assert.ok(outcome.error, `expected start() to reject with ${code}, it resolved with ${JSON.stringify(outcome.value)}`);
+  assert.ok(
+    outcome.error,
+    `expected start() to reject with ${code}, it resolved with ${JSON.stringify(outcome.value)}`,
+  );
   assert.equal(outcome.error.code, code, `got ${outcome.error.code}: ${outcome.error.message}`);
   assert.ok(outcome.error instanceof Error);
   assert.equal(outcome.error.name, "CaptainDataError");

@@ -13,7 +13,10 @@ after(() => ctx.server.close());
 const BODY = {
   job_name: "Enrich leads",
   steps: [{ step_uid: "step-1", accounts: [], accounts_rotation_enabled: false, parameters: {}, output_column: "out" }],
-  inputs: [{ linkedin_profile_url: "https://www.linkedin.com/in/a" }, { linkedin_profile_url: "https://www.linkedin.com/in/b" }],
+  inputs: [
+    { linkedin_profile_url: "https://www.linkedin.com/in/a" },
+    { linkedin_profile_url: "https://www.linkedin.com/in/b" },
+  ],
 };
 
 test("scheduleWorkflow launches a run that a JobPoller then reads to the end", async () => {
@@ -23,7 +26,10 @@ test("scheduleWorkflow launches a run that a JobPoller then reads to the end", a
   const job = ctx.sim.job(launched.jobUid);
   assert.deepEqual([job.workflowUid, job.name], ["wf-42", "Enrich leads"]);
   const schedule = ctx.sim.stats().log.filter((e) => e.kind === "schedule");
-  assert.deepEqual(schedule.map((e) => [e.method, e.path, e.status]), [["POST", "/v3/workflows/wf-42/schedule", 200]]);
+  assert.deepEqual(
+    schedule.map((e) => [e.method, e.path, e.status]),
+    [["POST", "/v3/workflows/wf-42/schedule", 200]],
+  );
 
   const rec = recorder();
   const summary = await new JobPoller({ ...ctx.connection, jobUid: launched.jobUid, ...rec.options }).start();
@@ -62,11 +68,20 @@ test("pollStep: bounded rounds across ticks reach completion, every row once, ne
   assert.ok(step.done);
   assert.equal(step.status, "finished");
   assert.ok(ticks > 1, "needed several ticks");
-  assert.deepEqual(rows.map((r) => r.id), rowIds(300));
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    rowIds(300),
+  );
 });
 
 test("pollStep reports a terminal error in the result instead of throwing", async () => {
-  const step = await pollStep({ ...ctx.connection, jobUid: "no-such-job", maxRequests: 3, deadlineMs: 2000, retry: FAST.retry });
+  const step = await pollStep({
+    ...ctx.connection,
+    jobUid: "no-such-job",
+    maxRequests: 3,
+    deadlineMs: 2000,
+    retry: FAST.retry,
+  });
   assert.equal(step.done, true);
   assert.equal(step.error?.code, "NOT_FOUND");
   assert.deepEqual(step.results, []);
@@ -75,8 +90,19 @@ test("pollStep reports a terminal error in the result instead of throwing", asyn
 test("pollStep after a finished step with its cursor reads nothing again", async () => {
   const { jobUid } = ctx.sim.createJob({ rows: 30, durationMs: 0, pageSize: 10 });
   let step = await pollStep({ ...ctx.connection, jobUid, maxRequests: 10, deadlineMs: 2000, retry: FAST.retry });
-  assert.deepEqual(step.results.map((r) => r.id), rowIds(30));
-  if (!step.done) step = await pollStep({ ...ctx.connection, jobUid, cursor: step.cursor, maxRequests: 10, deadlineMs: 2000, retry: FAST.retry });
+  assert.deepEqual(
+    step.results.map((r) => r.id),
+    rowIds(30),
+  );
+  if (!step.done)
+    step = await pollStep({
+      ...ctx.connection,
+      jobUid,
+      cursor: step.cursor,
+      maxRequests: 10,
+      deadlineMs: 2000,
+      retry: FAST.retry,
+    });
   assert.equal(step.done, true);
   assert.equal(step.status, "finished");
 });

@@ -2,7 +2,17 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { JobPoller } from "captaindata-poller";
-import { assertFailed, assertSilentAfter, recorder, requestsFor, rowIds, settle, startSim, wait, waitForIdle } from "./sim-fixture.mjs";
+import {
+  assertFailed,
+  assertSilentAfter,
+  recorder,
+  requestsFor,
+  rowIds,
+  settle,
+  startSim,
+  wait,
+  waitForIdle,
+} from "./sim-fixture.mjs";
 
 let ctx;
 before(async () => {
@@ -35,7 +45,11 @@ test("All Inputs Failed noticed from the run's error_message after running", asy
   // Every read at or after the end shows the failure (run error_message or results 400).
   const firstSign = log.findIndex((e) => e.t >= ctx.sim.job(jobUid).endsAt);
   assert.ok(firstSign >= 0);
-  assert.equal(firstSign, log.length - 1, `requests after All Inputs Failed was seen: ${JSON.stringify(log.slice(firstSign + 1))}`);
+  assert.equal(
+    firstSign,
+    log.length - 1,
+    `requests after All Inputs Failed was seen: ${JSON.stringify(log.slice(firstSign + 1))}`,
+  );
   await assertSilentAfter(ctx.sim, jobUid);
 });
 
@@ -120,7 +134,11 @@ test("stop() during the sleep: ABORTED, idempotent, no request after", async () 
 });
 
 test("abort during a slow request: the request is cancelled, ABORTED, nothing sent after", async () => {
-  const { jobUid } = ctx.sim.createJob({ rows: 100, durationMs: 60000, faults: { script: [{ kind: "any", nth: 1, respond: "slow", ms: 30000 }] } });
+  const { jobUid } = ctx.sim.createJob({
+    rows: 100,
+    durationMs: 60000,
+    faults: { script: [{ kind: "any", nth: 1, respond: "slow", ms: 30000 }] },
+  });
   const aborter = new AbortController();
   const rec = recorder({ signal: aborter.signal });
   const started = settle(new JobPoller({ ...ctx.connection, jobUid, ...rec.options }).start());
@@ -131,7 +149,11 @@ test("abort during a slow request: the request is cancelled, ABORTED, nothing se
   assertFailed(outcome, rec.seen, "ABORTED");
   await wait(100);
   const log = requestsFor(ctx.sim, jobUid);
-  assert.deepEqual(log.map((e) => e.error ?? e.status), ["aborted"], "the in-flight request was cancelled and nothing followed");
+  assert.deepEqual(
+    log.map((e) => e.error ?? e.status),
+    ["aborted"],
+    "the in-flight request was cancelled and nothing followed",
+  );
   await assertSilentAfter(ctx.sim, jobUid);
 });
 

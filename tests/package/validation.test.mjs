@@ -41,13 +41,17 @@ describe("option validation", () => {
     ["cursor", { cursor: 12 }],
     ["headers", { headers: "x-token: 1" }],
   ];
+  const shown = (value) => (typeof value === "object" && value !== null ? JSON.stringify(value) : String(value));
   for (const [option, patch] of invalid) {
-    test(`${option} = ${String(Object.values(patch)[0] && typeof Object.values(patch)[0] === "object" ? JSON.stringify(Object.values(patch)[0]) : Object.values(patch)[0])} → TypeError naming ${option}`, () => {
-      assert.throws(() => new JobPoller({ ...base(), ...patch }), (error) => {
-        assert.ok(error instanceof TypeError, `${error?.name}: ${error?.message}`);
-        assert.match(error.message, new RegExp(option));
-        return true;
-      });
+    test(`${option} = ${shown(Object.values(patch)[0])} → TypeError naming ${option}`, () => {
+      assert.throws(
+        () => new JobPoller({ ...base(), ...patch }),
+        (error) => {
+          assert.ok(error instanceof TypeError, `${error?.name}: ${error?.message}`);
+          assert.match(error.message, new RegExp(option));
+          return true;
+        },
+      );
     });
   }
 
@@ -130,11 +134,16 @@ describe("origins and secrets", () => {
     for (const patch of [{ jobUid: "missing-job" }, { jobUid, apiKey: "sk-wrong-SECRET-9999" }]) {
       const failed = await settle(new JobPoller({ ...ctx.connection, ...FAST, ...patch }).start());
       assert.ok(failed.error);
-      check(`error ${failed.error.code}`, `${failed.error.message} ${failed.error.stack} ${JSON.stringify(failed.error)} ${String(failed.error.cause ?? "")}`);
+      check(
+        `error ${failed.error.code}`,
+        `${failed.error.message} ${failed.error.stack} ${JSON.stringify(failed.error)} ${String(failed.error.cause ?? "")}`,
+      );
     }
     const step = await pollStep({ ...ctx.connection, jobUid, maxRequests: 5, deadlineMs: 2000, retry: FAST.retry });
     check("pollStep result", { ...step, results: [] });
-    const scheduled = await settle(scheduleWorkflow(ctx.connection, "wf-secrets", { job_name: "x", steps: [], inputs: [{ a: 1 }] }));
+    const scheduled = await settle(
+      scheduleWorkflow(ctx.connection, "wf-secrets", { job_name: "x", steps: [], inputs: [{ a: 1 }] }),
+    );
     check("scheduleWorkflow result", scheduled.value ?? String(scheduled.error));
     for (const entry of ctx.sim.stats().log) check(`simulator saw ${entry.path}`, entry.path);
     assert.deepEqual(leaks, []);
