@@ -373,7 +373,11 @@ export function createSim(options = {}) {
   async function handle(request) {
     const url = new URL(request.url);
     tick();
-    if (url.pathname.startsWith("/__sim/")) return toResponse(await controlAnswer(request, url));
+    if (url.pathname.startsWith("/__sim/")) {
+      // Control routes are not API traffic: answered (preflights too) but not logged.
+      if (request.method === "OPTIONS") return toResponse(preflight(request, {}));
+      return toResponse(await controlAnswer(request, url));
+    }
     const route = matchRoute(request.method, url.pathname);
     /** @type {LogEntry} */
     const entry = {

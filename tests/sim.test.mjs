@@ -194,6 +194,16 @@ describe("simulator over HTTP", () => {
     assert.equal(res.status, 204);
     assert.equal(res.headers.get("access-control-allow-origin"), "*");
     assert.match(res.headers.get("access-control-allow-headers"), /authorization.*x-project-id.*content-type/);
+    const control = await fetch(`${server.origin}/__sim/jobs`, {
+      method: "OPTIONS",
+      headers: {
+        origin: "http://127.0.0.1:5173",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type",
+      },
+    });
+    assert.equal(control.status, 204);
+    assert.match(control.headers.get("access-control-allow-methods"), /POST/);
     const get = await call(server, "/jobs/x");
     assert.equal(get.headers.get("access-control-allow-origin"), "*");
     assert.match(get.headers.get("access-control-expose-headers"), /retry-after/i);
