@@ -26,6 +26,11 @@ const WASM_OPT_FLAGS = [
   "--enable-multivalue",
   "--enable-bulk-memory-opt",
   "--enable-call-indirect-overlong",
+  // Repeat passes until nothing shrinks, and drop sections no runtime reads.
+  "--converge",
+  "--strip-debug",
+  "--strip-producers",
+  "--strip-target-features",
 ];
 
 /** cargo build; returns the path of the .wasm cargo reports (whatever CARGO_TARGET_DIR is). */
