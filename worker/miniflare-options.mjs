@@ -1,0 +1,44 @@
+// Miniflare options for this worker, shared by `npm run worker:dev` and tests/worker: the
+// same bindings as wrangler.toml, with the simulator as Captain Data.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const REPO_ROOT = path.resolve(here, "..");
+
+/** Secrets for local runs only (never use these in a deployment). */
+export const LOCAL_SECRETS = Object.freeze({
+  CAPTAINDATA_API_KEY: "sim-key",
+  CAPTAINDATA_PROJECT_ID: "sim-project",
+  WEBHOOK_SECRET: "local-webhook-secret",
+  READ_TOKEN_SECRET: "local-read-token-secret",
+  ADMIN_TOKEN: "local-admin-token",
+});
+
+/**
+ * @param {{ baseUrl: string, bindings?: Record<string, string>, outboundService?: unknown, port?: number }} options
+ * `baseUrl` is the simulator's `/v3` URL on 127.0.0.1.
+ */
+export function miniflareOptions({ baseUrl, bindings = {}, outboundService, port }) {
+  return {
+    name: "captaindata-poller",
+    host: "127.0.0.1",
+    port,
+    cf: false,
+    modules: true,
+    modulesRoot: REPO_ROOT,
+    scriptPath: path.join(here, "src", "index.js"),
+    // The package is "type": "module": its .js files are ES modules; the .wasm is compiled.
+    modulesRules: [
+      { type: "ESModule", include: ["**/*.js"] },
+      { type: "CompiledWasm", include: ["**/*.wasm"] },
+    ],
+    compatibilityDate: "2025-09-01",
+    durableObjects: {
+      RUNS: { className: "RunTracker", useSQLite: true },
+      REGISTRY: { className: "Registry", useSQLite: true },
+    },
+    bindings: { ...LOCAL_SECRETS, CAPTAINDATA_BASE_URL: baseUrl, ...bindings },
+    ...(outboundService ? { outboundService } : {}),
+  };
+}

@@ -1,0 +1,142 @@
+// The Cloudflare Worker: routes (schedule, track, v3 reads, webhook) and the cron tick.
+import { scheduleWorkflow } from "../../js/workerd.js";
+import { bearer, checkReadToken, cors, preflightHeaders, READ_TOKEN_HEADER, readToken, sameSecret } from "./access.js";
+import { connection, MissingSecret, secret, settings } from "./config.js";
+import { registryOf, trackerOf } from "./registry.js";
+import { route } from "./routes.js";
+
+export { Registry } from "./registry.js";
+export { RunTracker } from "./run-tracker.js";
+
+const WEBHOOK_HEADER = "x-webhook-secret";
+const MAX_BODY_BYTES = 1 << 20;
+
+function json(status, body, headers = {}) {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+}
+
+const problem = (status, message) => json(status, { message });
+
+async function readJson(request) {
+  const text = await request.text();
+  if (text.length > MAX_BODY_BYTES) return { error: problem(413, "Body too large") };
+  try {
+    return { body: JSON.parse(text) };
+  } catch {
+    return { error: problem(400, "Body must be JSON") };
+  }
+}
+
+/** Starts tracking a run: registry first, so a run that is stepping is always swept too. */
+async function track(env, jobUid, info) {
+  await registryOf(env).add(jobUid);
+  const { created } = await trackerOf(env, jobUid).track(jobUid, info);
+  return { job_uid: jobUid, read_token: await readToken(secret(env, "READ_TOKEN_SECRET"), jobUid), created };
+}
+
+async function schedule(request, env, workflowUid) {
+  const { body, error } = await readJson(request);
+  if (error) return error;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return problem(400, "Body must be a JSON object");
+  let launched;
+  try {
+    launched = await scheduleWorkflow(connection(env), workflowUid, body);
+  } catch (e) {
+    // Captain Data's own 4xx message is passed on (it never holds the key); the rest is a 502.
+    const status = e?.status >= 400 && e?.status < 500 && e.code !== "UNAUTHORIZED" ? e.status : 502;
+    return json(status, { message: String(e?.message ?? "schedule failed"), code: e?.code ?? "BAD_RESPONSE" });
+  }
+  const tracked = await track(env, launched.jobUid, { name: body.job_name, workflowUid });
+  return json(201, { message: launched.message, workflow: launched.workflow, ...tracked });
+}
+
+async function trackExisting(env, jobUid) {
+  const tracked = await track(env, jobUid, {});
+  return json(tracked.created ? 201 : 200, tracked);
+}
+
+async function readRun(env, jobUid) {
+  const view = await trackerOf(env, jobUid).runView();
+  if (!view || view.missing) return problem(404, "Job not found");
+  return json(200, view.run);
+}
+
+async function readResults(env, jobUid, url) {
+  const raw = url.searchParams.get("page");
+  const page = raw === null ? 1 : Number(raw);
+  if (!Number.isSafeInteger(page) || page < 1) return problem(400, "`page` must be an integer ≥ 1");
+  const resultsUrl = `${url.origin}/v3/jobs/${jobUid}/results`;
+  const body = await trackerOf(env, jobUid).resultsPage(page, settings(env).pageSize, resultsUrl);
+  if (body === null) return problem(404, "Job not found");
+  return new Response(body, { headers: { "content-type": "application/json" } });
+}
+
+async function webhook(request, env) {
+  if (!(await sameSecret(request.headers.get(WEBHOOK_HEADER), secret(env, "WEBHOOK_SECRET")))) return problem(401, "Bad webhook secret");
+  const { body, error } = await readJson(request);
+  if (error) return error;
+  const jobUid = body?.job_uid;
+  if (!route.isRunId(jobUid)) return problem(400, "`job_uid` is missing or invalid");
+  const payload = { job_uid: jobUid, message: body.message, error: body.error, uid: body.uid };
+  const state = await trackerOf(env, jobUid).webhook(payload);
+  // An untracked or finished run is acknowledged too, so Captain Data does not retry it.
+  return json(state === "accepted" ? 202 : 200, { job_uid: jobUid, state });
+}
+
+async function authorized(request, env, match) {
+  if (match.access === "admin") return sameSecret(bearer(request), secret(env, "ADMIN_TOKEN"));
+  if (match.access === "read") return checkReadToken(secret(env, "READ_TOKEN_SECRET"), match.jobUid, request.headers.get(READ_TOKEN_HEADER));
+  return true;
+}
+
+async function dispatch(request, env, match, url) {
+  switch (match.name) {
+    case "schedule":
+      return schedule(request, env, match.workflowUid);
+    case "track":
+      return trackExisting(env, match.jobUid);
+    case "run":
+      return readRun(env, match.jobUid);
+    case "results":
+      return readResults(env, match.jobUid, url);
+    case "webhook":
+      return webhook(request, env);
+    default:
+      return problem(404, "Not found");
+  }
+}
+
+async function answer(request, env) {
+  const url = new URL(request.url);
+  const match = route(request.method, url.pathname);
+  if (match.error) return problem(match.error.status, match.error.message);
+  if (!(await authorized(request, env, match))) return problem(match.access === "read" ? 403 : 401, "Not authorized");
+  return dispatch(request, env, match, url);
+}
+
+/** CORS: only reads, only from configured origins; a preflight is answered here. */
+async function withCors(request, env) {
+  const policy = cors(request, settings(env).allowedOrigins);
+  if (!policy.allowed) return problem(403, "Origin not allowed");
+  const response =
+    request.method === "OPTIONS" ? new Response(null, { status: 204, headers: preflightHeaders() }) : await answer(request, env);
+  for (const [name, value] of Object.entries(policy.headers)) response.headers.set(name, value);
+  return response;
+}
+
+export default {
+  async fetch(request, env) {
+    try {
+      return await withCors(request, env);
+    } catch (e) {
+      if (e instanceof MissingSecret) return problem(500, e.message);
+      console.error(`worker error: ${e?.message ?? e}`);
+      return problem(500, "Internal error");
+    }
+  },
+
+  /** The cron tick: one call to the registry, which fans the runs out over its alarms. */
+  async scheduled(_controller, env) {
+    await registryOf(env).tick();
+  },
+};

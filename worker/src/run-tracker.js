@@ -1,0 +1,157 @@
+// RunTracker: one Durable Object per tracked run. Its SQLite storage holds the cursor and the
+// rows keyed by their offset; its alarm runs one pollStep per invocation (own subrequest budget).
+import { DurableObject } from "cloudflare:workers";
+import { pollStep } from "../../js/workerd.js";
+import { connection, settings } from "./config.js";
+import { applyStep, nextStepIn } from "./step-outcome.js";
+import { isMissing, resultsBody, runBody } from "./v3-shapes.js";
+
+const SCHEMA = [
+  `CREATE TABLE IF NOT EXISTS run (
+     id INTEGER PRIMARY KEY CHECK (id = 1), job_uid TEXT NOT NULL, name TEXT, workflow_uid TEXT,
+     cursor TEXT, status TEXT NOT NULL, done INTEGER NOT NULL, error_code TEXT, error_message TEXT,
+     row_count INTEGER NOT NULL, version INTEGER NOT NULL, webhook TEXT, webhook_gen INTEGER NOT NULL,
+     failed_steps INTEGER NOT NULL, steps INTEGER NOT NULL, created_at INTEGER NOT NULL, finished_at INTEGER)`,
+  "CREATE TABLE IF NOT EXISTS rows (position INTEGER PRIMARY KEY, body TEXT NOT NULL)",
+];
+
+// Sent with every request of a step: lets logs (and tests) tell the steps' requests apart.
+const STEP_HEADER = "x-poller-step";
+
+export class RunTracker extends DurableObject {
+  constructor(ctx, env) {
+    super(ctx, env);
+    this.sql = ctx.storage.sql;
+    for (const statement of SCHEMA) this.sql.exec(statement);
+  }
+
+  /** The stored run, or null when this object tracks nothing. */
+  load() {
+    return this.sql.exec("SELECT * FROM run WHERE id = 1").toArray()[0] ?? null;
+  }
+
+  /**
+   * Starts tracking (idempotent) and steps at once.
+   * @returns {Promise<{ created: boolean }>}
+   */
+  async track(jobUid, info = {}) {
+    if (this.load()) return { created: false };
+    this.sql.exec(
+      `INSERT INTO run (id, job_uid, name, workflow_uid, cursor, status, done, row_count, version,
+         webhook_gen, failed_steps, steps, created_at) VALUES (1, ?, ?, ?, NULL, 'unknown', 0, 0, 0, 0, 0, 0, ?)`,
+      jobUid,
+      info.name ?? null,
+      info.workflowUid ?? null,
+      Date.now(),
+    );
+    await this.ctx.storage.setAlarm(Date.now());
+    return { created: true };
+  }
+
+  /**
+   * A cron sweep asks for a step now. Returns the run's state so the registry can retire it.
+   * @returns {Promise<"active" | "done" | "unknown">}
+   */
+  async kick() {
+    const run = this.load();
+    if (!run) return "unknown";
+    if (run.done) return "done";
+    const at = await this.ctx.storage.getAlarm();
+    if (at === null || at > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+    return "active";
+  }
+
+  /**
+   * A verified webhook for this run: the next step (now) is a final read. Duplicates only
+   * repeat that read from the stored cursor, so they add no row twice.
+   * @returns {Promise<"accepted" | "done" | "unknown">}
+   */
+  async webhook(payload) {
+    const run = this.load();
+    if (!run) return "unknown";
+    if (run.done) return "done";
+    this.sql.exec("UPDATE run SET webhook = ?, webhook_gen = webhook_gen + 1 WHERE id = 1", JSON.stringify(payload));
+    await this.ctx.storage.setAlarm(Date.now());
+    return "accepted";
+  }
+
+  /** `GET /jobs/{uid}` body, or null when not tracked. */
+  runView() {
+    const run = this.load();
+    return run && { run: runBody(run), missing: isMissing(run) };
+  }
+
+  /** `GET /jobs/{uid}/results?page=N` body (JSON text), or null when not tracked. */
+  resultsPage(page, pageSize, resultsUrl) {
+    const run = this.load();
+    if (!run) return null;
+    const start = (page - 1) * pageSize;
+    const rows = this.sql.exec("SELECT body FROM rows WHERE position >= ? AND position < ? ORDER BY position", start, start + pageSize);
+    const texts = rows.toArray().map((r) => r.body);
+    return resultsBody(texts, { page, pageSize, rowCount: run.row_count, resultsUrl });
+  }
+
+  /** One bounded step: read what is new, store it with the cursor atomically, plan the next. */
+  async alarm() {
+    const run = this.load();
+    if (!run || run.done) return;
+    const config = settings(this.env);
+    const step = await this.poll(run, config);
+    const update = applyStep(run, step, config);
+    const committed = this.commit(run, step, update);
+    const pending = this.load()?.webhook !== null;
+    const delay = committed ? nextStepIn(update, step, config, pending) : 0;
+    if (delay !== null) await this.ctx.storage.setAlarm(Date.now() + delay);
+  }
+
+  async poll(run, config) {
+    try {
+      return await pollStep({
+        ...connection(this.env),
+        headers: { [STEP_HEADER]: `${run.job_uid}:${run.version + 1}` },
+        jobUid: run.job_uid,
+        cursor: run.cursor ?? undefined,
+        maxRequests: config.stepRequests,
+        deadlineMs: config.stepDeadlineMs,
+        retry: config.retry,
+        webhook: run.webhook ? JSON.parse(run.webhook) : undefined,
+      });
+    } catch (error) {
+      // Only invalid options reject (e.g. a missing secret): count it as a failed step.
+      console.error(`step of ${run.job_uid} could not start: ${error?.message ?? error}`);
+      return { results: [], cursor: run.cursor, status: run.status, done: true, error: { code: "BAD_RESPONSE", message: "the step could not start" }, requests: 0 };
+    }
+  }
+
+  /**
+   * Stores the step's rows at their offsets and its cursor in one transaction, only if no
+   * other step committed since this one read the run (then this one's rows are dropped and
+   * the next step reads them again from the newer cursor): no row is lost or stored twice.
+   * @returns {boolean} whether the step was committed
+   */
+  commit(before, step, update) {
+    return this.ctx.storage.transactionSync(() => {
+      const now = this.load();
+      if (!now || now.version !== before.version) return false;
+      step.results.forEach((row, i) => {
+        this.sql.exec("INSERT INTO rows (position, body) VALUES (?, ?)", now.row_count + i, JSON.stringify(row));
+      });
+      // The webhook that this step carried is consumed; one that arrived meanwhile stays.
+      const consumed = before.webhook !== null && now.webhook_gen === before.webhook_gen;
+      this.sql.exec(
+        `UPDATE run SET cursor = ?, status = ?, done = ?, error_code = ?, error_message = ?, row_count = ?,
+           version = version + 1, failed_steps = ?, steps = steps + 1, finished_at = ?, webhook = ? WHERE id = 1`,
+        update.cursor,
+        update.status,
+        update.done ? 1 : 0,
+        update.errorCode,
+        update.errorMessage,
+        now.row_count + step.results.length,
+        update.failedSteps,
+        update.done ? Date.now() : null,
+        consumed || update.done ? null : now.webhook,
+      );
+      return true;
+    });
+  }
+}

@@ -1,0 +1,39 @@
+// What one pollStep result means for a stored run: its new state and when to step again.
+// Pure (no storage, no clock): the RunTracker applies it in one transaction.
+
+// Errors that end the run: polling again cannot change them.
+const FINAL_ERRORS = new Set(["ALL_INPUTS_FAILED", "JOB_FAILED", "UNAUTHORIZED", "NOT_FOUND"]);
+
+/**
+ * @param {object} run the stored run before the step
+ * @param {{ results: unknown[], cursor: string, status: string, done: boolean,
+ *   error?: { code: string, message: string }, requests: number }} step
+ * @param {{ maxFailedSteps: number }} limits
+ */
+export function applyStep(run, step, limits) {
+  const failed = step.done && Boolean(step.error) && !FINAL_ERRORS.has(step.error.code);
+  const failedSteps = failed ? run.failed_steps + 1 : 0;
+  // A transient failure (retries or time ran out in this step) only ends the run when it
+  // keeps happening: the next tick resumes from the cursor.
+  const givesUp = failed && failedSteps >= limits.maxFailedSteps;
+  const done = (step.done && !failed) || givesUp;
+  return {
+    cursor: step.cursor,
+    status: step.status,
+    done,
+    errorCode: done && step.error ? step.error.code : null,
+    errorMessage: done && step.error ? String(step.error.message ?? "") : null,
+    failedSteps,
+  };
+}
+
+/**
+ * Milliseconds until the next step, or null to wait for the cron tick. A step that used its
+ * whole request budget has more to read: it continues at once, in a new invocation.
+ */
+export function nextStepIn(update, step, { stepRequests, pollIntervalMs }, webhookPending) {
+  if (update.done) return null;
+  if (webhookPending || step.requests >= stepRequests) return 0;
+  if (update.failedSteps > 0) return Math.min(1000 * 2 ** Math.min(update.failedSteps, 10), Math.max(pollIntervalMs, 60000));
+  return pollIntervalMs > 0 ? pollIntervalMs : null;
+}

@@ -1,0 +1,60 @@
+// What the worker serves, in the shapes of Captain Data v3, from a run's stored state.
+
+const SUCCESS = new Set(["finished", "warning"]);
+const TERMINAL = new Set(["finished", "warning", "shutdown", "stopped"]);
+export const ALL_INPUTS_FAILED = "All Inputs Failed";
+
+/**
+ * The status a reader may see. A terminal status is shown only once the worker has stored
+ * every row (`done`): a browser JobPoller completes on it, so showing it early would lose rows.
+ */
+function visibleStatus(run) {
+  if (!run.done) {
+    if (run.status === "unknown") return "pending";
+    return TERMINAL.has(run.status) ? "running" : run.status;
+  }
+  if (!run.error_code) return SUCCESS.has(run.status) ? run.status : "finished";
+  return run.status === "stopped" ? "stopped" : "shutdown";
+}
+
+function visibleError(run) {
+  if (!run.done || !run.error_code) return null;
+  if (run.error_code === "ALL_INPUTS_FAILED") return ALL_INPUTS_FAILED;
+  if (run.error_code === "JOB_FAILED") return run.error_message || "Job failed.";
+  // The worker's own failure to poll (e.g. its key was refused): say so without details.
+  return `The worker stopped polling this run (${run.error_code}).`;
+}
+
+const iso = (ms) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
+
+/** `GET /jobs/{uid}` body. */
+export function runBody(run) {
+  return {
+    uid: run.job_uid,
+    name: run.name ?? null,
+    workflow_uid: run.workflow_uid ?? null,
+    status: visibleStatus(run),
+    row_count: run.row_count,
+    total_row_count: run.row_count,
+    number_inputs: null,
+    error_message: visibleError(run),
+    start_time: iso(run.created_at),
+    finish_time: run.done ? iso(run.finished_at) : null,
+  };
+}
+
+/**
+ * `GET /jobs/{uid}/results?page=N` body from the page's stored rows (already JSON text, so
+ * they are not parsed again). Pages are fixed slices of `pageSize` rows: a page keeps its
+ * rows forever and only the last one grows, which is what the JobPoller's cursor expects.
+ */
+export function resultsBody(rowTexts, { page, pageSize, rowCount, resultsUrl }) {
+  const hasNext = rowCount > page * pageSize;
+  const paging = { have_next_page: hasNext, next: hasNext ? `${resultsUrl}?page=${page + 1}` : null };
+  return `{"results":[${rowTexts.join(",")}],"paging":${JSON.stringify(paging)}}`;
+}
+
+/** Whether a stored run was reported missing by Captain Data (served as a 404). */
+export function isMissing(run) {
+  return Boolean(run.done) && run.error_code === "NOT_FOUND";
+}
