@@ -1,0 +1,33 @@
+// The contestants of issue 5, in table order. Each module exports a factory
+// `(options) => { start(): Promise<summary>, stop() }` taking the same options
+// (connection, jobUid, intervalMs, statusEvery, retry, onBatch, onStatus); a child process
+// imports only the one it runs, so a JS contestant never loads the wasm.
+
+export const CONTESTANTS = [
+  { id: "library", label: "1 captaindata-poller", module: "./library.mjs", factory: "createLibrary" },
+  { id: "seed", label: "2 seed loop (ported: all pages)", module: "./seed-loop.mjs", factory: "createSeedLoop" },
+  {
+    id: "seed-as-written",
+    label: "2w seed loop as written (page 1)",
+    module: "./seed-loop.mjs",
+    factory: "createSeedLoop",
+    options: { firstPageOnly: true },
+  },
+  { id: "refetch", label: "3 refetchInterval (full refetch)", module: "./refetch.mjs", factory: "createRefetch" },
+  { id: "incremental", label: "4 hand-written incremental", module: "./incremental.mjs", factory: "createIncremental" },
+];
+
+/** The contestant with this id, or a TypeError listing the ids. */
+export function contestant(id) {
+  const found = CONTESTANTS.find((c) => c.id === id);
+  if (!found) throw new TypeError(`Unknown contestant ${id}; one of ${CONTESTANTS.map((c) => c.id).join(", ")}`);
+  return found;
+}
+
+/** Loads the factory of a contestant, with its fixed options applied. */
+export async function loadFactory(id) {
+  const c = contestant(id);
+  const module = await import(new URL(c.module, import.meta.url).href);
+  const create = module[c.factory];
+  return (options) => create({ ...options, ...c.options });
+}

@@ -1,0 +1,148 @@
+// From what the simulator saw and what a contestant's callbacks got, to the figures of
+// issue 5: requests and bytes, rows delivered (lost/duplicated), row and completion delays,
+// CPU per 10,000 rows, memory per idle poller. Delays are in API time (real × scale).
+import { makeRow } from "../sim/rows.js";
+
+/** The q-quantile (0..1) of sorted numbers, nearest rank; null when empty. */
+export function quantile(sorted, q) {
+  if (sorted.length === 0) return null;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank];
+}
+
+function spread(values) {
+  const sorted = Float64Array.from(values).sort();
+  return { p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), max: quantile(sorted, 1) };
+}
+
+/** When row `i` of a simulated job becomes readable (sim/jobs.js: rows arrive linearly). */
+export function availableAt(job, i) {
+  const { rows, durationMs, startDelayMs } = job.spec;
+  return job.createdAt + startDelayMs + Math.ceil(((i + 1) * durationMs) / rows);
+}
+
+/** Rows readable at time `t` (the inverse of availableAt). */
+export function rowsAt(job, t) {
+  const { rows, durationMs, startDelayMs } = job.spec;
+  const ran = t - job.createdAt - startDelayMs;
+  if (ran < 0) return 0;
+  return ran >= durationMs ? rows : Math.floor((rows * ran) / durationMs);
+}
+
+/** Exactly-once and in-order check of one job's deliveries. */
+function delivery(job, record) {
+  const counts = new Uint32Array(job.spec.rows);
+  let outOfOrder = 0;
+  let previous = -1;
+  let foreign = 0;
+  for (const index of record.indexes) {
+    if (!(index >= 0 && index < counts.length)) foreign += 1;
+    else counts[index] += 1;
+    if (index <= previous) outOfOrder += 1;
+    previous = index;
+  }
+  let lost = 0;
+  let duplicated = 0;
+  for (const c of counts) {
+    if (c === 0) lost += 1;
+    if (c > 1) duplicated += c - 1;
+  }
+  return { delivered: record.indexes.length, lost, duplicated: duplicated + foreign, outOfOrder };
+}
+
+const encoder = new TextEncoder();
+
+/** The rows' own bytes (their JSON), the floor for any reader of the results. */
+function rowBytes(job) {
+  let total = 0;
+  for (let i = 0; i < job.spec.rows; i++) total += encoder.encode(JSON.stringify(makeRow(job.jobUid, i, job.spec.rowBytes))).length;
+  return total;
+}
+
+function addCounts(into, from) {
+  for (const key of ["total", "run", "results"]) into[key] += from[key];
+}
+
+/**
+ * Figures of one contestant on one workload.
+ * @param {{ workload: object, contestant: object, sim: object, outcome: object, wallMs: number }} input
+ */
+export function figures({ workload, contestant, sim, outcome, wallMs }) {
+  const { scale } = workload;
+  const requests = { total: 0, run: 0, results: 0 };
+  const bytes = { total: 0, run: 0, results: 0 };
+  const totals = { expected: 0, delivered: 0, lost: 0, duplicated: 0, outOfOrder: 0, rowBytes: 0 };
+  const rowDelays = [];
+  const completionDelays = [];
+  const errors = new Map();
+  let completed = 0;
+  const all = sim.stats();
+  addCounts(requests, all.requests);
+  addCounts(bytes, all.bytes);
+  for (const record of outcome.records) {
+    const job = sim.job(record.uid);
+    const d = delivery(job, record);
+    totals.expected += job.spec.rows;
+    totals.delivered += d.delivered;
+    totals.lost += d.lost;
+    totals.duplicated += d.duplicated;
+    totals.outOfOrder += d.outOfOrder;
+    totals.rowBytes += rowBytes(job);
+    const firstSeen = new Set();
+    record.indexes.forEach((index, k) => {
+      if (firstSeen.has(index) || index >= job.spec.rows) return;
+      firstSeen.add(index);
+      rowDelays.push(Math.max(0, record.times[k] - availableAt(job, index)) * scale);
+    });
+    if (record.error) errors.set(record.error, (errors.get(record.error) ?? 0) + 1);
+    else if (record.completedAt !== null) {
+      completed += 1;
+      completionDelays.push(Math.max(0, record.completedAt - job.endsAt) * scale);
+    }
+  }
+  const rows = totals.delivered - totals.duplicated;
+  const cpuMs = outcome.cpuMicros / 1000;
+  return {
+    contestant: contestant.id,
+    label: contestant.label,
+    jobs: outcome.records.length,
+    rows: { ...totals, exactlyOnce: totals.lost === 0 && totals.duplicated === 0 && totals.outOfOrder === 0 },
+    completed,
+    errors: Object.fromEntries(errors),
+    requests,
+    bytes,
+    bytesPerRowByte: bytes.total / totals.rowBytes,
+    rowDelayMs: spread(rowDelays),
+    completionDelayMs: spread(completionDelays),
+    cpuMs,
+    cpuMsPer10kRows: rows > 0 ? (cpuMs * 10_000) / rows : null,
+    memory: outcome.idle && idleMemory(outcome.idle),
+    wallMs,
+  };
+}
+
+/** Per idle poller: JS heap growth plus wasm linear memory growth, after a full GC. */
+function idleMemory({ idle, pollers, before, after }) {
+  const heap = (after.heapUsed - before.heapUsed) / pollers;
+  const external = (after.external - before.external) / pollers;
+  const wasm = (after.wasm - before.wasm) / pollers;
+  return { idle, pollers, heapBytes: heap, externalBytes: external, wasmBytes: wasm, perPollerBytes: heap + Math.max(wasm, 0) };
+}
+
+/**
+ * Cumulative requests and bytes against rows readable at the time, from the simulator's log
+ * of one job; at most `points` points.
+ */
+export function costCurve(job, log, points = 200) {
+  const curve = [];
+  let requests = 0;
+  let bytes = 0;
+  const every = Math.max(1, Math.ceil(log.length / points));
+  log.forEach((entry, k) => {
+    if (entry.kind === "preflight") return;
+    requests += 1;
+    bytes += entry.bytes;
+    if (k % every === 0 || k === log.length - 1) curve.push({ rows: rowsAt(job, entry.t), requests, bytes });
+  });
+  return curve;
+}
