@@ -14,9 +14,6 @@ const DEFAULTS = Object.freeze({
   RETRY_MAX_DELAY_MS: 10000,
 });
 
-// Subrequests a step keeps for itself besides pollStep's: the registry call that retires a run.
-const STEP_RESERVE = 1;
-
 /** A non-negative integer setting; a bad value is a deploy error worth failing loudly on. */
 function count(env, name) {
   const raw = env[name];
@@ -39,10 +36,11 @@ function origins(env) {
  * @param {Record<string, unknown>} env the worker's bindings
  */
 export function settings(env) {
-  const budget = Math.max(2, count(env, "SUBREQUEST_BUDGET"));
+  const budget = Math.max(1, count(env, "SUBREQUEST_BUDGET"));
   return {
     baseUrl: String(env.CAPTAINDATA_BASE_URL || DEFAULTS.CAPTAINDATA_BASE_URL),
-    stepRequests: budget - STEP_RESERVE,
+    // A step's only subrequests are pollStep's fetches (the registry retires ended runs itself).
+    stepRequests: budget,
     // Each kick of a run is one subrequest of the registry's alarm.
     fanoutChunk: count(env, "FANOUT_CHUNK") || budget,
     stepDeadlineMs: count(env, "STEP_DEADLINE_MS"),
@@ -56,6 +54,8 @@ export function settings(env) {
       maxDelayMs: count(env, "RETRY_MAX_DELAY_MS"),
     },
     allowedOrigins: origins(env),
+    // A row field that identifies a row: lets pollStep drop rows the API repeats across pages.
+    rowKey: env.ROW_KEY ? String(env.ROW_KEY) : undefined,
   };
 }
 

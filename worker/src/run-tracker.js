@@ -114,6 +114,7 @@ export class RunTracker extends DurableObject {
         maxRequests: config.stepRequests,
         deadlineMs: config.stepDeadlineMs,
         retry: config.retry,
+        rowKey: config.rowKey,
         webhook: run.webhook ? JSON.parse(run.webhook) : undefined,
       });
     } catch (error) {

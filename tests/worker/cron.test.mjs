@@ -1,0 +1,85 @@
+// The cron path: ticks advance runs with pollStep within budgets; rows are stored once, in order.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { makeRow } from "../../sim/rows.js";
+import { rowIds, startWorker, wait } from "./worker-fixture.mjs";
+
+let w;
+before(async () => {
+  // POLL_INTERVAL_MS 0: only ticks (and a step that used its whole budget) advance a run.
+  w = await startWorker({ bindings: { POLL_INTERVAL_MS: "0", SUBREQUEST_BUDGET: "50", ROW_KEY: "id" } });
+});
+after(() => w.close());
+
+test("rows accumulate across cron ticks and match the simulator exactly once", async () => {
+  const { jobUid } = w.sim.createJob({ rows: 120, durationMs: 1500, pageSize: 10 });
+  const token = await w.track(jobUid);
+  const counts = [];
+  let status;
+  for (let i = 0; i < 60 && status !== "finished"; i++) {
+    const { body } = await w.run(jobUid, token);
+    counts.push(body.row_count);
+    status = body.status;
+    await w.tick();
+    await wait(120);
+  }
+  assert.equal(status, "finished");
+  assert.deepEqual([...counts].sort((a, b) => a - b), counts, "the stored count never goes back");
+  assert.ok(new Set(counts.filter((c) => c > 0 && c < 120)).size >= 2, `rows arrived over several ticks: ${counts}`);
+  assert.equal(counts.at(-1), 120);
+  const rows = await w.rows(jobUid, token);
+  assert.deepEqual(rows.map((r) => r.id), rowIds(120));
+  const fromApi = Array.from({ length: 120 }, (_, i) => makeRow(jobUid, i));
+  assert.deepEqual(rows, fromApi, "rows are served exactly as the API gave them");
+  w.assertOutboundClean();
+});
+
+test("every step stays within the subrequest budget; a step that used it continues at once", async () => {
+  const tight = await startWorker({ bindings: { POLL_INTERVAL_MS: "0", SUBREQUEST_BUDGET: "3" } });
+  try {
+    const { jobUid } = tight.sim.createJob({ rows: 200, durationMs: 0, pageSize: 10 });
+    const token = await tight.track(jobUid);
+    // No tick: 20+ pages are read by steps that chain themselves, 3 requests each at most.
+    const end = await tight.untilDone(jobUid, token, { ticking: false });
+    assert.equal(end.status, "finished");
+    const perStep = tight.requestsPerStep(jobUid);
+    assert.ok(perStep.length >= 7, `steps: ${perStep}`);
+    assert.ok(perStep.every((n) => n <= 3), `requests per step: ${perStep}`);
+    assert.equal(perStep.reduce((a, b) => a + b), tight.sim.stats(jobUid).requests.total, "every request was a step's");
+    assert.deepEqual((await tight.rows(jobUid, token)).map((r) => r.id), rowIds(200));
+  } finally {
+    await tight.close();
+  }
+});
+
+test("429, 5xx and dropped connections only delay: every row once", async () => {
+  const faults = { rate429: 0.2, retryAfter: 0, rate5xx: 0.2, dropRate: 0.05, duplicateRows: 2 };
+  const { jobUid } = w.sim.createJob({ rows: 150, durationMs: 800, pageSize: 10, faults });
+  const token = await w.track(jobUid);
+  const end = await w.untilDone(jobUid, token);
+  assert.equal(end.status, "finished");
+  const statuses = w.sim.stats(jobUid).log.map((e) => e.status);
+  assert.ok(statuses.includes(429) && statuses.some((s) => s >= 500), `faults happened: ${statuses}`);
+  // ROW_KEY=id drops the rows the simulator repeats across pages.
+  assert.deepEqual((await w.rows(jobUid, token)).map((r) => r.id), rowIds(150));
+});
+
+test("overlapping ticks and duplicate webhooks lose and duplicate nothing", async () => {
+  const { jobUid } = w.sim.createJob({ rows: 300, durationMs: 1500, pageSize: 7, faults: { slowMs: 15 } });
+  const token = await w.track(jobUid);
+  for (let i = 0; i < 6; i++) {
+    await Promise.all([w.tick(), w.tick(), w.tick()]);
+    await wait(100);
+  }
+  w.sim.finish(jobUid); // the simulator sends its webhook too
+  const payload = { job_uid: jobUid, message: "Job successfully finished.", error: false };
+  const answers = await Promise.all([w.webhook(payload), w.tick(), w.webhook(payload), w.tick(), w.webhook(payload)]);
+  for (const a of answers.filter(Boolean)) assert.ok([200, 202].includes(a.status), JSON.stringify(a.body));
+  const end = await w.untilDone(jobUid, token, { ticking: false });
+  assert.equal(end.status, "finished");
+  await Promise.all([w.webhook(payload), w.tick()]);
+  await wait(200);
+  const rows = await w.rows(jobUid, token);
+  assert.deepEqual(rows.map((r) => r.id), rowIds(300));
+  assert.equal((await w.run(jobUid, token)).body.row_count, 300);
+});

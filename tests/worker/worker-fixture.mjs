@@ -1,0 +1,182 @@
+// Shared by the worker suites: the simulator on 127.0.0.1 as Captain Data, the worker in
+// Miniflare (cf: false) whose outbound fetches are recorded and allowed only to the simulator.
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import { Miniflare } from "miniflare";
+import { startSimServer } from "../../sim/server.mjs";
+import { LOCAL_SECRETS, miniflareOptions } from "../../worker/miniflare-options.mjs";
+
+export const API_KEY = "sk-live-WORKER-SECRET-7788";
+export const PROJECT_ID = "sim-project";
+export const SECRETS = { ...LOCAL_SECRETS, CAPTAINDATA_API_KEY: API_KEY, CAPTAINDATA_PROJECT_ID: PROJECT_ID };
+const ADMIN = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` };
+export const WEBHOOK_HEADERS = { "x-webhook-secret": SECRETS.WEBHOOK_SECRET };
+
+/** Fast retries so faults cost milliseconds, not seconds. */
+const FAST_BINDINGS = { RETRY_RETRIES: "8", RETRY_MIN_DELAY_MS: "5", RETRY_MAX_DELAY_MS: "40", REQUEST_TIMEOUT_MS: "3000", STEP_DEADLINE_MS: "5000" };
+
+export const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `["row-<from>", …]` */
+export const rowIds = (n, from = 0) => Array.from({ length: n }, (_, i) => `row-${from + i}`);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Forwards the worker's fetches to the simulator; anything else is refused and recorded. */
+function outboundTo(server, outbound) {
+  return async (request) => {
+    const url = new URL(request.url);
+    const record = { url: request.url, step: request.headers.get("x-poller-step"), authorization: request.headers.get("authorization") };
+    outbound.push(record);
+    if (url.origin !== server.origin) {
+      record.refused = true;
+      return new Response("outbound traffic outside the simulator is refused in tests", { status: 502 });
+    }
+    const body = ["GET", "HEAD"].includes(request.method) ? undefined : await request.arrayBuffer();
+    return server.sim.handle(new Request(request.url, { method: request.method, headers: request.headers, body }));
+  };
+}
+
+/**
+ * Starts the simulator and the worker.
+ * @param {{ bindings?: Record<string, string>, sim?: object }} [options]
+ */
+export async function startWorker({ bindings = {}, sim = {} } = {}) {
+  const port = await freePort();
+  const workerOrigin = `http://127.0.0.1:${port}`;
+  const server = await startSimServer({
+    apiKey: API_KEY,
+    projectId: PROJECT_ID,
+    seed: 11,
+    webhook: { url: `${workerOrigin}/webhooks/captaindata`, headers: WEBHOOK_HEADERS },
+    ...sim,
+  });
+  const outbound = [];
+  const mf = new Miniflare(
+    miniflareOptions({
+      baseUrl: server.url,
+      port,
+      outboundService: outboundTo(server, outbound),
+      bindings: { ...SECRETS, ...FAST_BINDINGS, CAPTAINDATA_BASE_URL: server.url, ...bindings },
+    }),
+  );
+  await mf.ready;
+  return new WorkerHarness(mf, server, outbound, workerOrigin);
+}
+
+class WorkerHarness {
+  constructor(mf, server, outbound, origin) {
+    Object.assign(this, { mf, server, sim: server.sim, outbound, origin, responses: 0 });
+  }
+
+  /** A request to the worker over HTTP; every response is checked for the API key. */
+  async call(path, init = {}) {
+    const response = await fetch(`${this.origin}${path}`, init);
+    const text = await response.text();
+    this.responses += 1;
+    assert.ok(!text.includes(API_KEY), `the API key leaked in the body of ${path}`);
+    for (const [name, value] of response.headers) assert.ok(!value.includes(API_KEY), `the API key leaked in header ${name}`);
+    let body = null;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    return { status: response.status, headers: response.headers, body };
+  }
+
+  /** Tracks an existing run; resolves with its read token. */
+  async track(jobUid) {
+    const res = await this.call(`/v3/jobs/${jobUid}/track`, { method: "POST", headers: ADMIN });
+    assert.ok([200, 201].includes(res.status), `track: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.read_token;
+  }
+
+  schedule(workflowUid, body, headers = ADMIN) {
+    return this.call(`/v3/workflows/${workflowUid}/schedule`, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  }
+
+  run(jobUid, token) {
+    return this.call(`/v3/jobs/${jobUid}`, { headers: { "x-read-token": token } });
+  }
+
+  /** Every stored row of a run, following `paging.next` like a client would. */
+  async rows(jobUid, token) {
+    const rows = [];
+    let url = `${this.origin}/v3/jobs/${jobUid}/results`;
+    while (url) {
+      const res = await this.call(url.slice(this.origin.length), { headers: { "x-read-token": token } });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      rows.push(...res.body.results);
+      url = res.body.paging.next;
+    }
+    return rows;
+  }
+
+  webhook(payload, headers = WEBHOOK_HEADERS) {
+    return this.call("/webhooks/captaindata", {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify(payload),
+    });
+  }
+
+  /** One cron tick (`scheduled()`), as the cron trigger would fire it. */
+  async tick() {
+    const worker = await this.mf.getWorker();
+    const result = await worker.scheduled({ cron: "* * * * *" });
+    assert.equal(result.outcome, "ok");
+  }
+
+  /** The registry's counters: runs by state, kicks per alarm invocation. */
+  async registryStats() {
+    const ns = await this.mf.getDurableObjectNamespace("REGISTRY");
+    return ns.get(ns.idFromName("registry")).stats();
+  }
+
+  /** Requests the worker sent for one run, grouped by step (one step = one invocation). */
+  requestsPerStep(jobUid) {
+    const steps = new Map();
+    for (const r of this.outbound) {
+      if (!r.step?.startsWith(`${jobUid}:`)) continue;
+      steps.set(r.step, (steps.get(r.step) ?? 0) + 1);
+    }
+    return [...steps.values()];
+  }
+
+  /** Asserts no outbound request left for anywhere but the simulator, or held the key outside headers. */
+  assertOutboundClean() {
+    assert.deepEqual(this.outbound.filter((r) => r.refused).map((r) => r.url), []);
+    assert.ok(this.outbound.every((r) => !r.url.includes(API_KEY)));
+  }
+
+  /** Waits for a run to end, ticking the cron meanwhile when `ticking`. */
+  async untilDone(jobUid, token, { ticking = true, timeoutMs = 20000, everyMs = 100 } = {}) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { body } = await this.run(jobUid, token);
+      if (["finished", "warning", "shutdown", "stopped"].includes(body.status)) return body;
+      assert.ok(Date.now() < deadline, `run ${jobUid} still ${body.status} with ${body.row_count} rows`);
+      if (ticking) await this.tick();
+      await wait(everyMs);
+    }
+  }
+
+  async close() {
+    await this.mf.dispose();
+    await this.server.close();
+  }
+}
