@@ -1,0 +1,116 @@
+// Access: webhook secret, per-run read tokens, admin token, CORS, path validation, no key leaks.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { API_KEY, SECRETS, WEBHOOK_HEADERS, rowIds, startWorker, wait } from "./worker-fixture.mjs";
+
+const ORIGIN = "https://app.example";
+let w;
+before(async () => {
+  w = await startWorker({ bindings: { POLL_INTERVAL_MS: "0", ALLOWED_ORIGINS: `${ORIGIN}, https://other.example` } });
+});
+after(() => w.close());
+
+test("a webhook with the right secret finishes the run at once, without a tick", async () => {
+  const { jobUid } = w.sim.createJob({ rows: 60, durationMs: 60000, pageSize: 10 });
+  const token = await w.track(jobUid);
+  await wait(200); // the first step has read the few rows there are
+  w.sim.finish(jobUid); // Captain Data (the simulator) POSTs its webhook to the worker
+  await w.sim.webhooksSettled();
+  assert.deepEqual(w.sim.webhooks().map((h) => h.status), [202]);
+  const end = await w.untilDone(jobUid, token, { ticking: false, timeoutMs: 5000 });
+  assert.equal(end.status, "finished");
+  assert.deepEqual((await w.rows(jobUid, token)).map((r) => r.id), rowIds(60));
+});
+
+test("a webhook with a wrong or missing secret is refused and changes nothing", async () => {
+  const { jobUid } = w.sim.createJob({ rows: 40, durationMs: 60000, pageSize: 10 });
+  const token = await w.track(jobUid);
+  await wait(150);
+  const payload = { job_uid: jobUid, message: "Job successfully finished.", error: false };
+  const before = w.sim.stats(jobUid).requests.total;
+  for (const headers of [{ "x-webhook-secret": `${SECRETS.WEBHOOK_SECRET}x` }, { "x-webhook-secret": "" }, {}]) {
+    const res = await w.webhook(payload, headers);
+    assert.equal(res.status, 401, JSON.stringify(headers));
+  }
+  await wait(300);
+  assert.equal(w.sim.stats(jobUid).requests.total, before, "no step was triggered");
+  assert.notEqual((await w.run(jobUid, token)).body.status, "finished");
+  const res = await w.webhook({ job_uid: "../etc" });
+  assert.equal(res.status, 400, "a good secret with a bad job_uid");
+  const untracked = await w.webhook({ job_uid: "never-tracked", message: "Job failed." });
+  assert.deepEqual([untracked.status, untracked.body.state], [200, "unknown"]);
+});
+
+test("reads need the run's own read token", async () => {
+  const a = w.sim.createJob({ rows: 10, durationMs: 0, pageSize: 10 });
+  const b = w.sim.createJob({ rows: 10, durationMs: 0, pageSize: 10 });
+  const tokenA = await w.track(a.jobUid);
+  const tokenB = await w.track(b.jobUid);
+  assert.notEqual(tokenA, tokenB);
+  assert.equal((await w.run(a.jobUid, tokenA)).status, 200);
+  for (const path of [`/v3/jobs/${a.jobUid}`, `/v3/jobs/${a.jobUid}/results`]) {
+    for (const headers of [{}, { "x-read-token": tokenB }, { "x-read-token": `${tokenA.slice(0, -2)}AA` }, { "x-read-token": "!!" }]) {
+      const res = await w.call(path, { headers });
+      assert.equal(res.status, 403, `${path} with ${JSON.stringify(headers)}`);
+      assert.ok(!JSON.stringify(res.body).includes("row-"), "no row in a refusal");
+    }
+  }
+  // The same token again after tracking twice: tracking is idempotent.
+  assert.equal(await w.track(a.jobUid), tokenA);
+});
+
+test("schedule and track need the admin token; schedule launches and tracks the run", async () => {
+  const body = { job_name: "Enrich", steps: [], inputs: [{ url: "https://www.linkedin.com/in/a" }] };
+  assert.equal((await w.schedule("wf-1", body, {})).status, 401);
+  assert.equal((await w.schedule("wf-1", body, { authorization: "Bearer nope" })).status, 401);
+  assert.equal((await w.call("/v3/jobs/some-run/track", { method: "POST" })).status, 401);
+  const launched = await w.schedule("wf-1", body);
+  assert.equal(launched.status, 201, JSON.stringify(launched.body));
+  assert.equal(launched.body.message, "Bot successfully scheduled.");
+  const { job_uid: jobUid, read_token: token } = launched.body;
+  assert.equal(w.sim.job(jobUid).name, "Enrich");
+  const run = await w.run(jobUid, token);
+  assert.deepEqual([run.status, run.body.uid, run.body.workflow_uid], [200, jobUid, "wf-1"]);
+  const refused = await w.schedule("wf-1", { job_name: "no inputs" });
+  assert.equal(refused.status, 400, "Captain Data's 400 is passed on");
+  assert.match(refused.body.message, /inputs/);
+});
+
+test("ids are validated as path segments", async () => {
+  const headers = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` };
+  // (".." and "%2E%2E" never arrive: URL parsing resolves them before the request is sent.)
+  for (const id of ["a%2Fb", "a.b", "-x", "x".repeat(129), "a%20b"]) {
+    const res = await w.call(`/v3/jobs/${id}/track`, { method: "POST", headers });
+    assert.equal(res.status, 400, id);
+  }
+  assert.equal((await w.call("/v3/jobs/a/b/track", { method: "POST", headers })).status, 404);
+  assert.equal((await w.call("/v3/jobs/abc/track", { headers })).status, 405);
+});
+
+test("CORS: configured origins only; a preflight allows the read-token header", async () => {
+  const { jobUid } = w.sim.createJob({ rows: 5, durationMs: 0 });
+  const token = await w.track(jobUid);
+  const ok = await w.call(`/v3/jobs/${jobUid}`, { headers: { origin: ORIGIN, "x-read-token": token } });
+  assert.equal(ok.status, 200);
+  assert.equal(ok.headers.get("access-control-allow-origin"), ORIGIN);
+  const preflight = await w.call(`/v3/jobs/${jobUid}/results`, {
+    method: "OPTIONS",
+    headers: { origin: ORIGIN, "access-control-request-method": "GET", "access-control-request-headers": "x-read-token" },
+  });
+  assert.equal(preflight.status, 204);
+  assert.equal(preflight.headers.get("access-control-allow-origin"), ORIGIN);
+  assert.match(preflight.headers.get("access-control-allow-headers"), /x-read-token/);
+  for (const origin of ["https://evil.example", "null", `${ORIGIN}.evil.example`]) {
+    const res = await w.call(`/v3/jobs/${jobUid}`, { headers: { origin, "x-read-token": token } });
+    assert.equal(res.status, 403, origin);
+    assert.equal(res.headers.get("access-control-allow-origin"), null);
+  }
+});
+
+test("the API key is in no response and no outbound URL; it is only sent as a header", async () => {
+  assert.ok(w.responses > 20, "the checks above ran on every response");
+  w.assertOutboundClean();
+  const apiRequests = w.outbound.filter((r) => !r.refused);
+  assert.ok(apiRequests.length > 0);
+  assert.ok(apiRequests.every((r) => r.authorization === `x-api-key ${API_KEY}`));
+});
