@@ -56,7 +56,7 @@ function rowsLine(svg, arrivals, expected, x, spanMs) {
   d += ` H${x(spanMs)}`;
   svg.append(el("line", { x1: x(0), x2: x(spanMs), y1: ROWS_BOTTOM, y2: ROWS_BOTTOM, class: "grid" }));
   svg.append(el("path", { d, class: "rows-line" }));
-  svg.append(el("text", { x: W - PAD.right, y: ROWS_TOP + 10, class: "tick", "text-anchor": "end" }, `${arrivals.at(-1)?.total ?? 0} / ${top}`));
+  svg.append(el("text", { x: PAD.left + 6, y: ROWS_TOP + 10, class: "tick" }, `${arrivals.at(-1)?.total ?? 0} / ${top} rows`));
 }
 
 /**

@@ -1,0 +1,69 @@
+// Shared by the demo suites: Debian's Chromium driven by playwright-core (no browser download),
+// the demo server on 127.0.0.1, and reading what a person sees on the page.
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { chromium } from "playwright-core";
+import { root } from "../../scripts/exec.mjs";
+
+export const CHROMIUM = "/usr/bin/chromium";
+export const OUTPUT_DIR = path.join(root, "test-results");
+const ARGS = [
+  "--no-sandbox",
+  "--headless",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
+export function launchBrowser() {
+  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+}
+
+/** A path under test-results/ (created). */
+export function outputPath(name) {
+  mkdirSync(OUTPUT_DIR, { recursive: true });
+  return path.join(OUTPUT_DIR, name);
+}
+
+/** Collects page errors and console errors so a test can assert the page stayed healthy. */
+export function watchConsole(page) {
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`console: ${m.text()}`);
+  });
+  return problems;
+}
+
+/** The row ids the results table shows, in table order. */
+export function shownRowIds(page) {
+  return page.$$eval("#results tbody tr", (rows) => rows.map((r) => r.dataset.id));
+}
+
+/** `["row-0", …, "row-<n-1>"]` */
+export const rowIds = (n) => Array.from({ length: n }, (_, i) => `row-${i}`);
+
+/**
+ * Fills the simulated run form and starts it; resolves with the new run's jobUid.
+ * @param {import("playwright-core").Page} page
+ */
+export async function startSimulatedRun(page, { inputs, rowsPerInput = 1, durationS, pageSize, preset = "none", intervalMs }) {
+  const form = page.locator("#sim-form");
+  await form.getByLabel("Inputs", { exact: true }).fill(String(inputs));
+  await form.getByLabel("Rows per input", { exact: true }).fill(String(rowsPerInput));
+  await form.getByLabel("Run takes (s)", { exact: true }).fill(String(durationS));
+  await form.getByLabel("Page size", { exact: true }).fill(String(pageSize));
+  await form.locator("select[name=preset]").selectOption(preset);
+  await form.getByLabel("Poll every (ms)", { exact: true }).fill(String(intervalMs));
+  await form.getByRole("button", { name: "Start simulated run" }).click();
+  await page.waitForFunction(() => document.querySelector("#run-job")?.textContent !== "");
+  return page.locator("#run-job").textContent();
+}
+
+/** Waits until the page reports a run state (idle, running, stopped, completed, failed). */
+export function waitForState(page, state, timeout = 20000) {
+  return page.waitForSelector(`body[data-run-state="${state}"]`, { timeout });
+}

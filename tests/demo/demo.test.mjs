@@ -1,0 +1,98 @@
+// The demo page in headless Chromium against `startDemoServer` (simulator on the same origin):
+// what a person sees while a run goes, after a stop and a reload, and when the run's inputs fail.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { startDemoServer } from "../../scripts/start.mjs";
+import { launchBrowser, outputPath, rowIds, shownRowIds, startSimulatedRun, waitForState, watchConsole } from "./browser-fixture.mjs";
+
+let demo;
+let browser;
+before(async () => {
+  [demo, browser] = await Promise.all([startDemoServer({ port: 0 }), launchBrowser()]);
+});
+after(async () => {
+  await browser?.close();
+  await demo?.close();
+});
+
+async function openDemo() {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  const problems = watchConsole(page);
+  await page.goto(demo.url);
+  await page.waitForSelector("body[data-ready=true]");
+  return { context, page, problems };
+}
+
+test("rows appear while the run is going, then the completed state with every row once", async () => {
+  const { context, page, problems } = await openDemo();
+  const jobUid = await startSimulatedRun(page, { inputs: 60, rowsPerInput: 5, durationS: 2.5, pageSize: 40, intervalMs: 150 });
+  await page.waitForSelector("#results tbody tr");
+  const early = (await shownRowIds(page)).length;
+  assert.equal(demo.sim.job(jobUid).status, "running", "first rows shown before the run ended");
+  assert.ok(early > 0 && early < 300, `rows shown early: ${early}`);
+
+  await waitForState(page, "completed");
+  assert.deepEqual(await shownRowIds(page), rowIds(300));
+  assert.match(await page.locator("#run-status").textContent(), /finished — 300 rows/);
+  assert.equal(await page.locator("#progress-text").textContent(), "300 of 300 rows");
+  assert.equal(await page.locator("#results-count").textContent(), "(300)");
+  // The comparison appears once the run ended: the naive loop downloads more than this poller.
+  await page.waitForFunction(() => document.querySelector("#n-naive-bytes").textContent !== "—");
+  const ours = Number(await page.locator("#n-ours-req").textContent());
+  assert.equal(ours, demo.sim.stats(jobUid).requests.total, "the page shows the requests the simulator saw");
+  assert.ok(await page.locator("#timeline rect.mark.results").count() > 1, "results reads drawn on the timeline");
+  await page.screenshot({ path: outputPath("demo-finished.png"), fullPage: true });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("stop, reload, resume: the final table has every row exactly once", async () => {
+  const { context, page, problems } = await openDemo();
+  const jobUid = await startSimulatedRun(page, { inputs: 400, durationS: 3, pageSize: 50, intervalMs: 150 });
+  await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length >= 60);
+  await page.getByRole("button", { name: "Stop" }).click();
+  await waitForState(page, "stopped");
+  const beforeReload = await shownRowIds(page);
+  assert.ok(beforeReload.length < 400, `stopped mid-run with ${beforeReload.length} rows`);
+
+  await page.reload();
+  await page.waitForSelector("#resume-offer:not([hidden])");
+  assert.match(await page.locator("#resume-text").textContent(), new RegExp(jobUid));
+  await page.locator("#resume-offer").getByRole("button", { name: "Resume" }).click();
+  await waitForState(page, "completed");
+  assert.deepEqual(await shownRowIds(page), rowIds(400), "every row once, in order");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("All Inputs Failed: the page says what happened and what to do; no request after it", async () => {
+  const { context, page } = await openDemo();
+  const jobUid = await startSimulatedRun(page, { inputs: 20, durationS: 0.3, pageSize: 10, preset: "allInputsFailed", intervalMs: 100 });
+  await waitForState(page, "failed");
+  assert.equal(await page.locator("#error-title").textContent(), "ALL_INPUTS_FAILED");
+  assert.match(await page.locator("#error-todo").textContent(), /inputs/);
+  assert.ok(await page.locator("#error").isVisible());
+  const seen = demo.sim.stats(jobUid).log.length;
+  await page.waitForTimeout(800); // several poll intervals and retry delays
+  const log = demo.sim.stats(jobUid).log;
+  assert.equal(log.length, seen, `requests after the error: ${JSON.stringify(log.slice(seen))}`);
+  assert.equal(await page.locator("#resume").isDisabled(), true, "nothing to resume after All Inputs Failed");
+  await context.close();
+});
+
+test("10,000 rows: the table receives every row and the page stays responsive", async () => {
+  const { context, page, problems } = await openDemo();
+  await startSimulatedRun(page, { inputs: 1000, rowsPerInput: 10, durationS: 1.5, pageSize: 1000, intervalMs: 200 });
+  await waitForState(page, "completed");
+  await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length === 10000);
+  const ids = await shownRowIds(page);
+  assert.equal(new Set(ids).size, 10000);
+  assert.equal(ids.at(-1), "row-9999");
+  // The page still answers input after the burst: typing into a field works.
+  await page.locator("#job-uid").fill("typed-after-10k");
+  assert.equal(await page.locator("#job-uid").inputValue(), "typed-after-10k");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
