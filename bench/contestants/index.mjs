@@ -5,6 +5,15 @@
 
 export const CONTESTANTS = [
   { id: "library", label: "1 captaindata-poller", module: "./library.mjs", factory: "createLibrary" },
+  {
+    // Not a contestant of the issue: what reading the status on every poll costs and buys
+    // (completion latency), to size the fix the report proposes.
+    id: "library-status-every-1",
+    label: "1s captaindata-poller, statusEvery 1",
+    module: "./library.mjs",
+    factory: "createLibrary",
+    options: { statusEvery: 1 },
+  },
   { id: "seed", label: "2 seed loop (ported: all pages)", module: "./seed-loop.mjs", factory: "createSeedLoop" },
   {
     id: "seed-as-written",
