@@ -4,7 +4,7 @@
 export const FAULT_PRESETS = Object.freeze({
   none: { label: "None", spec: {} },
   flaky: { label: "Flaky network", spec: { faults: { dropRate: 0.12, rate5xx: 0.12 } } },
-  rateLimited: { label: "Rate limited (429 + Retry-After)", spec: { faults: { rate429: 0.3, retryAfter: 1 } } },
+  rateLimited: { label: "Rate limited (429)", spec: { faults: { rate429: 0.3, retryAfter: 1 } } },
   slow: { label: "Slow server", spec: { faults: { slowMs: 900 } } },
   allInputsFailed: { label: "All Inputs Failed", spec: { outcome: "allInputsFailed" } },
   shutdown: { label: "Run shut down", spec: { outcome: "shutdown" } },
