@@ -50,7 +50,7 @@ test("rows appear while the run is going, then the completed state with every ro
 
 test("stop, reload, resume: the final table has every row exactly once", async () => {
   const { context, page, problems } = await openDemo();
-  const jobUid = await startSimulatedRun(page, { inputs: 400, durationS: 3, pageSize: 50, intervalMs: 150 });
+  const jobUid = await startSimulatedRun(page, { inputs: 400, durationS: 4, pageSize: 50, intervalMs: 150 });
   await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length >= 60);
   await page.getByRole("button", { name: "Stop" }).click();
   await waitForState(page, "stopped");
