@@ -96,3 +96,28 @@ test("10,000 rows: the table receives every row and the page stays responsive", 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("settings: a real API with a wrong key shows what to check, and the key is never persisted", async () => {
+  const { context, page } = await openDemo();
+  const { jobUid } = demo.sim.createJob({ rows: 10, durationMs: 0 });
+  await page.locator("#settings summary").click();
+  const settings = page.locator("#settings-form");
+  await settings.getByLabel("A real API or a proxy").check();
+  await settings.getByLabel("Base URL").fill(`${demo.url}v3`);
+  await settings.getByLabel("API key").fill("sk-wrong-KEY-123");
+  await settings.getByLabel("Project id").fill("sim-project");
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  assert.ok(await page.getByRole("button", { name: "Start simulated run" }).isDisabled(), "simulated runs need the simulator mode");
+
+  const poll = page.locator("#poll-form");
+  await poll.getByLabel("jobUid").fill(jobUid);
+  await poll.getByLabel("Poll every (ms)").fill("100");
+  await poll.getByRole("button", { name: "Poll this run" }).click();
+  await waitForState(page, "failed");
+  assert.equal(await page.locator("#error-title").textContent(), "UNAUTHORIZED");
+  assert.match(await page.locator("#error-todo").textContent(), /API key/);
+  const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+  assert.ok(!stored.includes("sk-wrong-KEY-123"), "the key is not in localStorage");
+  assert.ok(!(await page.locator("body").innerText()).includes("sk-wrong-KEY-123"), "the key is not shown anywhere");
+  await context.close();
+});
