@@ -20,6 +20,7 @@ function filesIn(dir, pattern) {
 
 const wasmTestTargets = () => filesIn("tests", /^wasm_.*\.rs$/).map((f) => path.basename(f, ".rs"));
 const nodeTestFiles = () => [...filesIn("tests", /\.test\.mjs$/), ...filesIn(path.join("tests", "package"), /\.test\.mjs$/)];
+const demoTestFiles = () => filesIn(path.join("tests", "demo"), /\.test\.mjs$/);
 const bin = (name) => path.join(root, "node_modules", ".bin", name);
 
 /** wasm-bindgen-test in one environment; the runner's env vars pick it per pass. */
@@ -66,6 +67,13 @@ export const stages = [
     skip: () => (nodeTestFiles().length === 0 ? "no tests/*.test.mjs yet" : null),
     // Two cores: two test files at a time keeps the simulator servers responsive.
     run: () => run("node:test", process.execPath, ["--test", "--test-concurrency=2", ...nodeTestFiles()]),
+  },
+  {
+    id: "demo",
+    name: "demo in Chromium (Playwright) + Vite",
+    skip: () => (demoTestFiles().length === 0 ? "no tests/demo yet" : null),
+    // One browser suite at a time: each launches Chromium, and there are two cores.
+    run: () => run("demo tests", process.execPath, ["--test", "--test-concurrency=1", ...demoTestFiles()]),
   },
 ];
 
