@@ -12,4 +12,7 @@ pub mod engine;
 mod wasm;
 
 #[cfg(target_arch = "wasm32")]
+mod runtime;
+
+#[cfg(target_arch = "wasm32")]
 pub use wasm::{poll_step, schedule_workflow, JobPoller};
