@@ -4,6 +4,9 @@
 //! paging, error bodies); result rows never become Rust values. The wasm glue
 //! fills these structs from parsed JS values, native tests build them directly.
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 mod errors;
 mod retry_after;
 mod status;

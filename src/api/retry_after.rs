@@ -29,15 +29,11 @@ fn parse_seconds(value: &str) -> Option<u64> {
     }
     let secs = digits(whole)?;
     // Only the first three fraction digits matter at ms resolution.
-    let mut frac_ms = 0u64;
-    for (i, b) in frac
+    let frac_ms = frac
         .bytes()
         .chain(core::iter::repeat(b'0'))
         .take(3)
-        .enumerate()
-    {
-        frac_ms += u64::from(b - b'0') * [100, 10, 1][i];
-    }
+        .fold(0, |ms, b| ms * 10 + u64::from(b - b'0'));
     Some(secs.saturating_mul(1_000).saturating_add(frac_ms))
 }
 

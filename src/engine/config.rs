@@ -1,5 +1,7 @@
 //! Validation of the options that end up in a URL: the base URL and path segments.
 
+use alloc::string::String;
+
 use super::ConfigError;
 
 /// Checks that `value` is one safe URL path segment (a run or workflow uid):
@@ -65,10 +67,7 @@ pub fn validate_base_url(value: &str) -> Result<String, ConfigError> {
     {
         return Err(error(OPTION, got("a URL with a plain path", value)));
     }
-    Ok(format!(
-        "{scheme}://{authority}{}",
-        path.trim_end_matches('/')
-    ))
+    Ok([&scheme, "://", authority, path.trim_end_matches('/')].concat())
 }
 
 /// `host[:port]` or `[v6][:port]` → (host, port text).
@@ -100,14 +99,14 @@ fn valid_port(port: &str) -> bool {
 fn error(option: &'static str, what: String) -> ConfigError {
     ConfigError {
         option,
-        message: format!("Expected `{option}` to be {what}"),
+        message: ["Expected `", option, "` to be ", &what].concat(),
     }
 }
 
 /// `what (got "value")`, the value cut short so a pasted blob does not flood the message.
 fn got(what: &str, value: &str) -> String {
     let shown: String = value.chars().take(80).collect();
-    format!("{what} (got \"{shown}\")")
+    [what, " (got \"", &shown, "\")"].concat()
 }
 
 #[cfg(test)]

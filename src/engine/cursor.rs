@@ -5,7 +5,11 @@
 //! current page relative to the origin (empty = first page). Free-text fields are
 //! percent-encoded so `|` can separate them. The host is never stored, nor any secret.
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use super::ConfigError;
+use crate::decimal::push_decimal;
 
 const PREFIX: &str = "cdp1.";
 
@@ -24,17 +28,19 @@ pub(super) struct CursorState {
 
 impl CursorState {
     pub fn encode(&self) -> String {
-        let terminal = match &self.terminal {
-            Some((true, s)) => format!("s:{}", percent_encode(s)),
-            Some((false, s)) => format!("f:{}", percent_encode(s)),
-            None => String::new(),
-        };
-        let page = self.page.as_deref().map(percent_encode).unwrap_or_default();
-        let text = format!(
-            "{}|{}|{}|{}|{terminal}|{page}",
-            self.job_uid, self.offset, self.skip, self.polls
-        );
-        format!("{PREFIX}{}", base64url_encode(text.as_bytes()))
+        let mut text = self.job_uid.clone();
+        for n in [self.offset, self.skip as u64, self.polls.into()] {
+            text.push('|');
+            push_decimal(&mut text, n);
+        }
+        text.push('|');
+        if let Some((succeeded, status)) = &self.terminal {
+            text.push_str(if *succeeded { "s:" } else { "f:" });
+            text.push_str(&percent_encode(status));
+        }
+        text.push('|');
+        text.push_str(&self.page.as_deref().map(percent_encode).unwrap_or_default());
+        [PREFIX, &base64url_encode(text.as_bytes())].concat()
     }
 
     /// Parses a cursor and checks it belongs to `job_uid`.
@@ -44,7 +50,7 @@ impl CursorState {
             message: "Expected `cursor` to be a string from poller.cursor".into(),
         })?;
         if state.job_uid != job_uid {
-            let message = format!("cursor belongs to run {}, not {job_uid}", state.job_uid);
+            let message = ["cursor belongs to run ", &state.job_uid, ", not ", job_uid].concat();
             return Err(ConfigError {
                 option: "cursor",
                 message,
@@ -59,7 +65,7 @@ fn parse(cursor: &str) -> Option<CursorState> {
     let text = String::from_utf8(bytes).ok()?;
     let mut fields = text.split('|');
     let mut next = || fields.next();
-    let job_uid = next()?.to_string();
+    let job_uid: String = next()?.into();
     super::validate_path_segment("cursor", &job_uid).ok()?;
     let offset = next()?.parse().ok()?;
     let skip = next()?.parse().ok()?;
@@ -104,19 +110,15 @@ fn percent_encode(text: &str) -> String {
 }
 
 fn percent_decode(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes.get(i + 1..i + 3)?;
-            let hi = hex_value(hex[0])?;
-            let lo = hex_value(hex[1])?;
+    let mut out = Vec::with_capacity(text.len());
+    let mut bytes = text.bytes();
+    while let Some(b) = bytes.next() {
+        if b == b'%' {
+            let hi = hex_value(bytes.next()?)?;
+            let lo = hex_value(bytes.next()?)?;
             out.push(hi << 4 | lo);
-            i += 3;
         } else {
-            out.push(bytes[i]);
-            i += 1;
+            out.push(b);
         }
     }
     String::from_utf8(out).ok()

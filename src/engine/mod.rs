@@ -20,6 +20,8 @@
 //! }
 //! ```
 
+use alloc::string::String;
+
 use crate::api::{Outcome, RunInfo};
 
 mod backoff;
@@ -273,7 +275,7 @@ impl Config {
         validate_path_segment("jobUid", job_uid)?;
         Ok(Config {
             base_url: validate_base_url(base_url)?,
-            job_uid: job_uid.to_string(),
+            job_uid: job_uid.into(),
             interval_ms: 10_000,
             status_every: 5,
             max_duration_ms: Some(21_600_000),

@@ -1,6 +1,8 @@
 //! Origins compared as plain strings, and `paging.next` resolved against the base URL.
 //! (No `url` crate: it would add IDNA tables to the wasm for one comparison.)
 
+use alloc::string::String;
+
 use super::config::split_host;
 
 /// The normalised origin of an absolute URL: lowercase scheme and host, default port
@@ -10,7 +12,7 @@ pub(super) fn origin_of(url: &str) -> Option<String> {
     let (scheme, rest) = url.split_once("://")?;
     let scheme = scheme.to_ascii_lowercase();
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let authority = &rest[..end];
+    let authority = rest.get(..end)?;
     if authority.contains('@') || authority.is_empty() {
         return None;
     }
@@ -20,21 +22,20 @@ pub(super) fn origin_of(url: &str) -> Option<String> {
         "http" => "80",
         _ => return None,
     };
-    let host = host.to_ascii_lowercase();
-    Some(match port {
-        "" => format!("{scheme}://{host}"),
-        p if p == default => format!("{scheme}://{host}"),
-        p => format!("{scheme}://{host}:{p}"),
-    })
+    let mut origin = [&scheme, "://", &host.to_ascii_lowercase()].concat();
+    if !port.is_empty() && port != default {
+        origin.push(':');
+        origin.push_str(port);
+    }
+    Some(origin)
 }
 
 /// `scheme://authority` of a validated base URL, as written (used to build request URLs).
 pub(super) fn origin_prefix(base: &str) -> &str {
     let after = base.find("://").map_or(0, |i| i + 3);
-    let end = base[after..]
-        .find(['/', '?', '#'])
-        .map_or(base.len(), |i| after + i);
-    &base[..end]
+    let rest = base.get(after..).unwrap_or_default();
+    let end = rest.find(['/', '?', '#']).map_or(base.len(), |i| after + i);
+    base.get(..end).unwrap_or(base)
 }
 
 /// Resolves `paging.next` to a location relative to the base's origin (path + query).
@@ -44,20 +45,20 @@ pub(super) fn origin_prefix(base: &str) -> &str {
 pub(super) fn resolve_next(base: &str, current: &str, next: &str) -> Result<String, &'static str> {
     let next = next.split('#').next().unwrap_or_default();
     let location = if next.starts_with("//") {
-        return resolve_next(base, current, &format!("{}:{next}", scheme_of(base)));
+        return resolve_next(base, current, &[scheme_of(base), ":", next].concat());
     } else if next.starts_with('/') {
-        next.to_string()
+        next.into()
     } else if next.starts_with('?') {
         let path = current.split('?').next().unwrap_or_default();
-        format!("{path}{next}")
+        [path, next].concat()
     } else if next.contains("://") {
         if origin_of(next).is_none() || origin_of(next) != origin_of(base) {
             return Err("paging.next points to another origin than baseUrl");
         }
-        let rest = &next[origin_prefix(next).len()..];
+        let rest = next.get(origin_prefix(next).len()..).unwrap_or_default();
         match rest.starts_with('/') {
-            true => rest.to_string(),
-            false => format!("/{rest}"),
+            true => rest.into(),
+            false => ["/", rest].concat(),
         }
     } else {
         return Err("paging.next is neither an absolute nor an origin-relative URL");

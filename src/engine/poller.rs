@@ -1,6 +1,9 @@
 //! The poll state machine behind [`Poller`]: position, cadence, retries, budgets, endings.
 
-use std::collections::VecDeque;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use alloc::collections::VecDeque;
 
 use super::backoff::Backoff;
 use super::cursor::CursorState;
@@ -13,6 +16,7 @@ use crate::api::{
     classify_http, classify_status, is_all_inputs_failed, parse_retry_after, Disposition, Outcome,
     Page, RunClass, RunInfo,
 };
+use crate::decimal::{decimal, push_decimal};
 
 /// `setTimeout` takes at most 2^31−1 ms; more wraps to an immediate (busy) timer.
 const MAX_TIMER_MS: u64 = 2_147_483_647;
@@ -207,7 +211,7 @@ impl Poller {
             Ending::Webhook { failed: true } => (false, "failed".into()),
         });
         CursorState {
-            job_uid: self.config.job_uid().to_string(),
+            job_uid: self.config.job_uid().into(),
             offset: s.offset,
             skip: s.skip,
             polls: s.polls,
@@ -240,8 +244,8 @@ impl Poller {
         if !self.state.deadline_ms.is_some_and(|d| now_ms >= d) {
             return None;
         }
-        let max = self.config.max_duration_ms.unwrap_or_default();
-        let message = format!("gave up after maxDurationMs ({max} ms)");
+        let max = decimal(self.config.max_duration_ms.unwrap_or_default());
+        let message = ["gave up after maxDurationMs (", &max, " ms)"].concat();
         Some(self.budget_spent(ErrorCode::Timeout, message))
     }
 
@@ -251,7 +255,7 @@ impl Poller {
             .config
             .max_requests
             .filter(|&max| self.state.requests >= max)?;
-        let message = format!("sent maxRequests ({max}) requests");
+        let message = ["sent maxRequests (", &decimal(max.into()), ") requests"].concat();
         Some(self.budget_spent(ErrorCode::BudgetExhausted, message))
     }
 
@@ -295,7 +299,7 @@ impl Poller {
             Ending::Succeeded(status) => status,
             Ending::Webhook { failed: false } => "finished".into(),
             Ending::Failed { status, message } => {
-                let mut text = format!("the run ended with status \"{status}\"");
+                let mut text = ["the run ended with status \"", &status, "\""].concat();
                 if let Some(m) = message {
                     text.push_str(": ");
                     text.push_str(&m);
@@ -330,9 +334,9 @@ impl Poller {
         let uid = self.config.job_uid();
         let s = &self.state;
         match (kind, s.pending_next.as_ref().or(s.page.as_ref())) {
-            (RequestKind::Run, _) => format!("{base}/jobs/{uid}"),
-            (RequestKind::Results, None) => format!("{base}/jobs/{uid}/results"),
-            (RequestKind::Results, Some(page)) => format!("{}{page}", origin_prefix(base)),
+            (RequestKind::Run, _) => [base, "/jobs/", uid].concat(),
+            (RequestKind::Results, None) => [base, "/jobs/", uid, "/results"].concat(),
+            (RequestKind::Results, Some(page)) => [origin_prefix(base), page].concat(),
         }
     }
 
@@ -362,7 +366,7 @@ impl Poller {
             }
             (_, Outcome::BadBody(why)) => self.on_transient(
                 kind,
-                format!("malformed response ({why})"),
+                ["malformed response (", &why, ")"].concat(),
                 None,
                 true,
                 now_ms,
@@ -382,7 +386,8 @@ impl Poller {
         message: Option<String>,
         now_ms: u64,
     ) {
-        let mut label = format!("HTTP {status}");
+        let mut label = String::from("HTTP ");
+        push_decimal(&mut label, status.into());
         match classify_http(status, message.as_deref()) {
             Disposition::Retry => {
                 let hint = retry_after.and_then(|v| parse_retry_after(&v, now_ms));
@@ -419,9 +424,10 @@ impl Poller {
                 true => ErrorCode::BadResponse,
                 false => ErrorCode::RetriesExhausted,
             };
-            let retries = self.config.retry.retries;
+            let retries = decimal(self.config.retry.retries.into());
             let http = label.strip_prefix("HTTP ").and_then(|t| t.parse().ok());
-            return self.fail(code, format!("{label} after {retries} retries"), http);
+            let message = [&label, " after ", &retries, " retries"].concat();
+            return self.fail(code, message, http);
         };
         let ms = hint.map_or(delay, |h| s.backoff.clamp(h));
         s.retries = s.retries.saturating_add(1);
@@ -435,7 +441,7 @@ impl Poller {
     fn on_page(&mut self, page: Page) {
         let s = &mut self.state;
         if let Some(next) = s.pending_next.take() {
-            s.prev_keys = std::mem::take(&mut s.cur_keys);
+            s.prev_keys = core::mem::take(&mut s.cur_keys);
             s.page = Some(next);
             s.skip = 0;
         }
@@ -470,11 +476,8 @@ impl Poller {
 
     fn follow(&mut self, next: &str) {
         let base = self.config.base_url();
-        let first = format!(
-            "{}/jobs/{}/results",
-            &base[origin_prefix(base).len()..],
-            self.config.job_uid()
-        );
+        let path = base.get(origin_prefix(base).len()..).unwrap_or_default();
+        let first = [path, "/jobs/", self.config.job_uid(), "/results"].concat();
         let current = self.state.page.clone().unwrap_or(first);
         match resolve_next(base, &current, next) {
             // A page that names itself as next is the tail, not a loop to spin in.
@@ -490,7 +493,7 @@ impl Poller {
     /// The tail was reached: finish, re-read the status, or wait for the next poll.
     fn after_poll(&mut self) {
         if self.state.ending.is_some() {
-            if std::mem::take(&mut self.state.reread) {
+            if core::mem::take(&mut self.state.reread) {
                 self.state.next = Next::Fetch(RequestKind::Results);
                 return;
             }
@@ -556,7 +559,7 @@ impl Poller {
             .as_ref()
             .filter(|m| is_all_inputs_failed(m))
         {
-            let text = format!("the run reports: {message}");
+            let text = ["the run reports: ", message].concat();
             return self.fail(ErrorCode::AllInputsFailed, text, None);
         }
         let status = run.status;

@@ -4,6 +4,8 @@
 //! pages, Web Workers, Node and workerd. Members are structural: a fake `fetch` in a test
 //! may return any object shaped like a `Response`.
 
+use alloc::string::String;
+
 use js_sys::{Function, Object, Promise};
 use wasm_bindgen::prelude::*;
 

@@ -3,6 +3,9 @@
 //! Rows stay JS values: only `results.length`, `paging` and (with `rowKey`) one key per
 //! row are read.
 
+use alloc::string::String;
+use alloc::vec::Vec;
+
 use js_sys::{Array, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 

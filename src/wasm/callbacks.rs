@@ -1,9 +1,11 @@
 //! Calling the user's callbacks. A callback that throws, or whose promise rejects, is
 //! reported to `onCallbackError(error, name)` (or `console.error`) and never ends the poll.
 
+use alloc::string::String;
+
+use js_sys::futures::JsFuture;
 use js_sys::{Function, Promise};
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 
 use super::bindings::console_error;
 use super::options::Reader;

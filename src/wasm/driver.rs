@@ -4,7 +4,9 @@
 //! The engine is only borrowed for pure Rust calls, never across an `await` or a JS call,
 //! so `webhookReceived()` or `cursor` from inside a callback cannot collide with it.
 
-use std::cell::{Cell, RefCell};
+use alloc::string::String;
+
+use core::cell::{Cell, RefCell};
 
 use js_sys::{Array, Date, Function, Promise};
 use wasm_bindgen::JsValue;

@@ -1,5 +1,7 @@
 //! The JS errors the glue throws or rejects with.
 
+use alloc::string::String;
+
 use js_sys::{Array, Error, Reflect, TypeError};
 use wasm_bindgen::JsValue;
 

@@ -1,6 +1,8 @@
 //! One HTTP exchange: request with headers, a per-request `AbortController` and timeout,
 //! the parsed JSON body, and (for the engine's GETs) the [`Outcome`].
 
+use alloc::string::String;
+
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 

@@ -3,6 +3,8 @@
 //! Every option is checked up front; a bad one is a `TypeError` naming it. The engine
 //! validates what it owns (`jobUid`, `baseUrl`, the content of `cursor`).
 
+use alloc::string::String;
+
 use js_sys::{Function, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -66,7 +68,7 @@ impl<'a> Reader<'a> {
             return Ok(default);
         }
         match value.as_f64() {
-            Some(n) if n > 0.0 && n <= max => Ok(n.ceil() as u64),
+            Some(n) if n > 0.0 && n <= max => Ok(round_up(n)),
             _ => Err(invalid_option(name, POSITIVE_MS, &value)),
         }
     }
@@ -83,7 +85,7 @@ impl<'a> Reader<'a> {
             return Ok(None);
         }
         match value.as_f64() {
-            Some(n) if n.fract() == 0.0 && n >= min && n <= max => Ok(Some(n)),
+            Some(n) if is_integer(n) && n >= min && n <= max => Ok(Some(n)),
             _ if min > 0.0 => Err(invalid_option(name, "a positive integer", &value)),
             _ => Err(invalid_option(name, "a non-negative integer", &value)),
         }
@@ -112,6 +114,17 @@ impl<'a> Reader<'a> {
             .map(Some)
             .map_err(|value| invalid_option(name, "a function", &value))
     }
+}
+
+/// `n.ceil()` for `0 < n <= 2^53` (`f64::ceil` needs std).
+fn round_up(n: f64) -> u64 {
+    let whole = n as u64;
+    whole + u64::from((whole as f64) < n)
+}
+
+/// `n.fract() == 0.0` for finite `|n| <= 2^53`; false for NaN and infinities (`fract` needs std).
+fn is_integer(n: f64) -> bool {
+    (n as i64) as f64 == n
 }
 
 /// Reads the options `JobPoller` and `pollStep` share.

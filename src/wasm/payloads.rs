@@ -1,5 +1,7 @@
 //! The frozen objects handed to JS: batches, run status, summary, step results.
 
+use alloc::string::String;
+
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::JsValue;
 

@@ -1,7 +1,9 @@
 //! `JobPoller`: the JS class around one [`Driver`].
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use alloc::string::String;
+
+use alloc::rc::Rc;
+use core::cell::RefCell;
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;

@@ -3,6 +3,8 @@
 //! Not retried: scheduling is not idempotent, and a retry after a lost answer could
 //! launch the workflow twice.
 
+use alloc::string::String;
+
 use js_sys::{Promise, JSON};
 use wasm_bindgen::prelude::*;
 
@@ -14,6 +16,7 @@ use super::payloads::frozen;
 use super::stop::StopSwitch;
 use super::task::promise;
 use crate::api::{classify_http, Disposition};
+use crate::decimal::push_decimal;
 use crate::engine::{validate_base_url, validate_path_segment, ErrorCode, PollError};
 
 /// Schedules `workflowUid` with `body`; resolves with `{ jobUid, message, workflow }`.
@@ -94,7 +97,8 @@ async fn send(request: Request) -> Result<JsValue, JsValue> {
         Disposition::Retry => ErrorCode::RetriesExhausted,
         Disposition::Fail(code) => code,
     };
-    let mut text = String::from("HTTP ") + &status.to_string();
+    let mut text = String::from("HTTP ");
+    push_decimal(&mut text, status.into());
     if let Some(message) = message {
         text.push_str(": ");
         text.extend(message.chars().take(300));

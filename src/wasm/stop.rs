@@ -4,11 +4,11 @@
 //! awaiting (a fetch, a sleep, an async `onBatch`) loses the race at once, and the guards
 //! it held (timer, `AbortController`) cancel their work when dropped.
 
-use std::cell::Cell;
+use core::cell::Cell;
 
+use js_sys::futures::JsFuture;
 use js_sys::{Array, Function, Object, Promise};
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
 
 use super::bindings::AbortSignal;
 

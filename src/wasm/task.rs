@@ -1,11 +1,13 @@
 //! Running a Rust future as a JS promise.
 
-use std::future::Future;
-use std::pin::Pin;
+use alloc::boxed::Box;
 
+use core::future::Future;
+use core::pin::Pin;
+
+use js_sys::futures::future_to_promise;
 use js_sys::Promise;
 use wasm_bindgen::JsValue;
-use wasm_bindgen_futures::future_to_promise;
 
 type Boxed = Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>;
 
