@@ -2,8 +2,9 @@
 // does (TanStack Query): a status query and a results query (every page, as an infinite
 // query refetches them all) on the same interval grid; a refetch is skipped while the
 // previous one is in flight; a failed fetch is retried 3 times with exponential backoff
-// (TanStack's default, scaled like every other delay); the data is replaced on every
-// refetch; a terminal status stops the interval after one last results refetch.
+// (TanStack's default, scaled like every other delay) and a query that still fails shows
+// its error while the interval goes on; the data is replaced on every refetch; a terminal
+// status stops the interval after one last results refetch.
 import { FAILED, SUCCEEDED, getJson, resultsUrl, runUrl, sleep } from "./http.mjs";
 
 const RETRIES = 3;
@@ -56,7 +57,8 @@ export function createRefetch(options) {
           await onBatch?.({ results: data, offset: 0, replace: true });
           if (isFinal) end(resolve, { status, totalResults: data.length });
         } catch (error) {
-          if (!stopper.signal.aborted) end(reject, error);
+          // The query is in error; the interval refetches anyway. A failed final read is retried.
+          if (isFinal && !stopper.signal.aborted) setTimeout(refetchResults, intervalMs);
         } finally {
           resultsFlight = null;
         }
@@ -80,8 +82,8 @@ export function createRefetch(options) {
             await resultsFlight;
             refetchResults();
           }
-        } catch (error) {
-          if (!stopper.signal.aborted) end(reject, error);
+        } catch {
+          // In error until the next interval's refetch succeeds.
         } finally {
           statusBusy = false;
         }
