@@ -1,0 +1,45 @@
+// Scale past one invocation: 200 runs complete through the registry's alarm fan-out.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { rowIds, startWorker, wait } from "./worker-fixture.mjs";
+
+const RUNS = 200;
+const CHUNK = 25;
+let w;
+before(async () => {
+  w = await startWorker({ bindings: { POLL_INTERVAL_MS: "0", SUBREQUEST_BUDGET: "10", FANOUT_CHUNK: String(CHUNK) } });
+});
+after(() => w.close());
+
+test(`${RUNS} runs complete through the fan-out, every row once, no invocation over its budget`, { timeout: 90000 }, async () => {
+  const jobs = Array.from({ length: RUNS }, () => w.sim.createJob({ rows: 30, durationMs: 1000, pageSize: 10 }).jobUid);
+  const tokens = new Map();
+  for (let i = 0; i < RUNS; i += 20) {
+    const batch = jobs.slice(i, i + 20);
+    const got = await Promise.all(batch.map((jobUid) => w.track(jobUid)));
+    batch.forEach((jobUid, k) => tokens.set(jobUid, got[k]));
+  }
+  let stats;
+  for (let tick = 0; tick < 60; tick++) {
+    await w.tick();
+    await wait(300);
+    stats = await w.registryStats();
+    if (stats.active === 0) break;
+  }
+  assert.equal(stats.active, 0, `runs still active: ${stats.active}`);
+  assert.equal(stats.retired, RUNS);
+  // The registry never kicked more runs in one alarm invocation than its chunk.
+  assert.ok(Math.max(...stats.kicksPerInvocation) <= CHUNK, `kicks per invocation: ${stats.kicksPerInvocation}`);
+  assert.ok(stats.kicksPerInvocation.filter((k) => k === CHUNK).length >= RUNS / CHUNK, "sweeps took several invocations");
+  for (const jobUid of jobs) {
+    assert.ok(w.requestsPerStep(jobUid).every((n) => n <= 10), `a step of ${jobUid} went over budget`);
+  }
+  const reads = await Promise.all(jobs.map(async (jobUid) => {
+    const run = await w.run(jobUid, tokens.get(jobUid));
+    return { status: run.body.status, ids: (await w.rows(jobUid, tokens.get(jobUid))).map((r) => r.id) };
+  }));
+  const expected = rowIds(30);
+  const wrong = reads.filter((r) => r.status !== "finished" || JSON.stringify(r.ids) !== JSON.stringify(expected));
+  assert.equal(wrong.length, 0, `runs with wrong rows or status: ${wrong.length}`);
+  w.assertOutboundClean();
+});
