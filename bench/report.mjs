@@ -135,18 +135,23 @@ const H = 300;
 const PAD = { left: 64, right: 16, top: 34, bottom: 40 };
 const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;");
 
-function ticks(max) {
+function ticks(min, max) {
   const out = [];
-  for (let p = 1; p <= max * 10; p *= 10) out.push(p);
+  for (let p = min; p <= max; p *= 10) out.push(p);
   return out;
 }
 
+/** Series drawn dashed so a line under them stays visible (the library under the hand-written). */
+const DASHED = new Set(["incremental"]);
+
 function panel(x0, y0, title, series, key, maxRows) {
-  const maxY = Math.max(10, ...series.flatMap((s) => s.curve.map((p) => p[key])));
+  const minY = key === "bytes" ? 1000 : 1;
+  const maxY = Math.max(minY * 10, ...series.flatMap((s) => s.curve.map((p) => p[key])));
   const sx = (rows) => x0 + PAD.left + (rows / maxRows) * (W - PAD.left - PAD.right);
-  const sy = (v) => y0 + H - PAD.bottom - (Math.log10(Math.max(1, v)) / Math.log10(maxY)) * (H - PAD.top - PAD.bottom);
+  const span = Math.log10(maxY / minY);
+  const sy = (v) => y0 + H - PAD.bottom - (Math.log10(Math.max(minY, v) / minY) / span) * (H - PAD.top - PAD.bottom);
   const parts = [`<text x="${x0 + W / 2}" y="${y0 + 20}" text-anchor="middle" font-weight="bold">${esc(title)}</text>`];
-  for (const t of ticks(maxY).filter((t) => t <= maxY)) {
+  for (const t of ticks(minY, maxY)) {
     parts.push(`<line x1="${x0 + PAD.left}" x2="${x0 + W - PAD.right}" y1="${sy(t)}" y2="${sy(t)}" stroke="#ddd"/>`);
     parts.push(`<text x="${x0 + PAD.left - 4}" y="${sy(t) + 4}" text-anchor="end">${key === "bytes" ? mb(t) : num(t)}</text>`);
   }
@@ -156,7 +161,8 @@ function panel(x0, y0, title, series, key, maxRows) {
   parts.push(`<text x="${x0 + PAD.left + (W - PAD.left - PAD.right) / 2}" y="${y0 + H - 6}" text-anchor="middle">rows available in the run</text>`);
   for (const s of series) {
     const points = s.curve.map((p) => `${sx(p.rows).toFixed(1)},${sy(p[key]).toFixed(1)}`).join(" ");
-    parts.push(`<polyline fill="none" stroke="${COLORS[s.contestant] ?? "#555"}" stroke-width="2" points="${points}"/>`);
+    const dash = DASHED.has(s.contestant) ? ' stroke-dasharray="6 4"' : "";
+    parts.push(`<polyline fill="none" stroke="${COLORS[s.contestant] ?? "#555"}" stroke-width="2"${dash} points="${points}"/>`);
   }
   return parts.join("\n");
 }
