@@ -8,8 +8,8 @@ import { LOCAL_SECRETS, REPO_ROOT, miniflareOptions } from "./miniflare-options.
 
 const WORKER_PORT = Number(process.env.WORKER_PORT ?? 8787);
 const SIM_PORT = Number(process.env.SIM_PORT ?? 8790);
-// The demo page (npm start) serves on 127.0.0.1:5173 by default; other origins via ALLOWED_ORIGINS.
-const ORIGINS = process.env.ALLOWED_ORIGINS ?? "http://127.0.0.1:5173,http://localhost:5173";
+// The demo page (npm start) serves on 127.0.0.1:8080 by default; other origins via ALLOWED_ORIGINS.
+const ORIGINS = process.env.ALLOWED_ORIGINS ?? "http://127.0.0.1:8080,http://localhost:8080";
 
 async function main() {
   if (!existsSync(path.join(REPO_ROOT, "pkg", "captaindata_poller_bg.wasm"))) {
