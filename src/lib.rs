@@ -11,8 +11,9 @@
 extern crate alloc;
 
 pub mod api;
-mod decimal;
 pub mod engine;
+mod scan;
+mod text;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

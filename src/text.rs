@@ -1,7 +1,23 @@
-//! Integers as decimal text without `core::fmt`, which would add several KB to the wasm
-//! (engine messages, cursors and the glue's errors all need a number now and then).
+//! Message and cursor text built without `core::fmt` (`format!` would add several KB to
+//! the wasm) nor `[&str]::concat` (its length checks carry panic messages).
 
 use alloc::string::String;
+
+/// The pieces one after the other.
+pub(crate) fn concat(pieces: &[&str]) -> String {
+    let mut out = String::new();
+    for piece in pieces {
+        out.push_str(piece);
+    }
+    out
+}
+
+/// The first `n` characters of `text` (all of it when shorter): long values are cut
+/// short in messages.
+pub(crate) fn first_chars(text: &str, n: usize) -> &str {
+    let end = text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
+    text.get(..end).unwrap_or(text)
+}
 
 /// Appends `n` in decimal.
 pub(crate) fn push_decimal(out: &mut String, n: u64) {
@@ -21,6 +37,19 @@ pub(crate) fn decimal(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cuts_at_a_character_count() {
+        assert_eq!(first_chars("héllo", 2), "hé");
+        assert_eq!(first_chars("héllo", 5), "héllo");
+        assert_eq!(first_chars("hé", 80), "hé");
+    }
+
+    #[test]
+    fn concatenates() {
+        assert_eq!(concat(&[]), "");
+        assert_eq!(concat(&["a", "", "bc"]), "abc");
+    }
 
     #[test]
     fn writes_like_display() {

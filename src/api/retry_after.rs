@@ -1,5 +1,7 @@
 //! `Retry-After` header parsing (RFC 9110 §10.2.3): delay-seconds or an HTTP date.
 
+use crate::scan;
+
 /// The delay a `Retry-After` value asks for, in ms from `now_ms` (ms since the Unix epoch).
 /// Seconds may be fractional (`"1.5"`); a date in the past gives `0`. Huge values saturate
 /// instead of overflowing. `None` for garbage. The caller clamps the result.
@@ -20,7 +22,7 @@ pub fn parse_retry_after(value: &str, now_ms: u64) -> Option<u64> {
 
 /// `"12"` or `"0.25"` → ms, saturating.
 fn parse_seconds(value: &str) -> Option<u64> {
-    let (whole, frac) = match value.split_once('.') {
+    let (whole, frac) = match scan::split_once(value, ".") {
         Some((w, f)) => (w, f),
         None => (value, ""),
     };
@@ -63,7 +65,9 @@ fn parse_http_date(value: &str) -> Option<u64> {
     let mut next = || words.next();
     let (day, month, year, time) = match (next()?, next()?, next()?, next()?, next()) {
         (day, month, year, time, Some("GMT")) => (day, month, year, time),
-        (month, day, time, year, None) if !value.contains(',') => (day, month, year, time),
+        (month, day, time, year, None) if scan::find(value, ",").is_none() => {
+            (day, month, year, time)
+        }
         _ => return None,
     };
     if next().is_some() {
@@ -77,7 +81,7 @@ fn parse_http_date(value: &str) -> Option<u64> {
         (y, 4) if y >= 1970 => y,
         _ => return None,
     };
-    let mut clock = time.split(':');
+    let mut clock = scan::split(time, ":");
     let mut field = |max: u64| {
         let text = clock.next()?;
         digits(text).filter(|&n| n <= max && text.len() == 2)

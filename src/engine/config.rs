@@ -3,6 +3,8 @@
 use alloc::string::String;
 
 use super::ConfigError;
+use crate::scan;
+use crate::text::{concat, first_chars};
 
 /// Checks that `value` is one safe URL path segment (a run or workflow uid):
 /// non-empty, only `[A-Za-z0-9._~-]`, and not `.` or `..`, so it can never change the path.
@@ -34,13 +36,17 @@ pub fn validate_path_segment(option: &'static str, value: &str) -> Result<(), Co
 /// ```
 pub fn validate_base_url(value: &str) -> Result<String, ConfigError> {
     const OPTION: &str = "baseUrl";
-    let Some((scheme, rest)) = value.split_once("://") else {
+    let Some((scheme, rest)) = scan::split_once(value, "://") else {
         return Err(error(OPTION, got("an http(s) URL", value)));
     };
     let scheme = scheme.to_ascii_lowercase();
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let cut = scan::find(rest, "/").unwrap_or(rest.len());
+    let (authority, path) = (
+        rest.get(..cut).unwrap_or(rest),
+        rest.get(cut..).unwrap_or(""),
+    );
     // Echoing the value could leak credentials or a token in a query: say what, not what value.
-    if authority.contains('@') {
+    if scan::find(authority, "@").is_some() {
         return Err(error(
             OPTION,
             "a URL without credentials (user:pass@)".into(),
@@ -67,20 +73,24 @@ pub fn validate_base_url(value: &str) -> Result<String, ConfigError> {
     {
         return Err(error(OPTION, got("a URL with a plain path", value)));
     }
-    Ok([&scheme, "://", authority, path.trim_end_matches('/')].concat())
+    let mut path = path;
+    while let Some(shorter) = path.strip_suffix('/') {
+        path = shorter;
+    }
+    Ok(concat(&[&scheme, "://", authority, path]))
 }
 
 /// `host[:port]` or `[v6][:port]` → (host, port text).
 pub(super) fn split_host(authority: &str) -> Option<(&str, &str)> {
     if authority.starts_with('[') {
-        let end = authority.find(']')? + 1;
-        let (host, rest) = authority.split_at(end);
+        let end = scan::find(authority, "]")? + 1;
+        let (host, rest) = (authority.get(..end)?, authority.get(end..)?);
         return match rest {
             "" => Some((host, "")),
             _ => Some((host, rest.strip_prefix(':')?)),
         };
     }
-    Some(authority.split_once(':').unwrap_or((authority, "")))
+    Some(scan::split_once(authority, ":").unwrap_or((authority, "")))
 }
 
 fn valid_host(host: &str) -> bool {
@@ -99,14 +109,13 @@ fn valid_port(port: &str) -> bool {
 fn error(option: &'static str, what: String) -> ConfigError {
     ConfigError {
         option,
-        message: ["Expected `", option, "` to be ", &what].concat(),
+        message: concat(&["Expected `", option, "` to be ", &what]),
     }
 }
 
 /// `what (got "value")`, the value cut short so a pasted blob does not flood the message.
 fn got(what: &str, value: &str) -> String {
-    let shown: String = value.chars().take(80).collect();
-    [what, " (got \"", &shown, "\")"].concat()
+    concat(&[what, " (got \"", first_chars(value, 80), "\")"])
 }
 
 #[cfg(test)]

@@ -9,7 +9,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::ConfigError;
-use crate::decimal::push_decimal;
+use crate::scan;
+use crate::text::{concat, push_decimal};
 
 const PREFIX: &str = "cdp1.";
 
@@ -40,7 +41,7 @@ impl CursorState {
         }
         text.push('|');
         text.push_str(&self.page.as_deref().map(percent_encode).unwrap_or_default());
-        [PREFIX, &base64url_encode(text.as_bytes())].concat()
+        concat(&[PREFIX, &base64url_encode(text.as_bytes())])
     }
 
     /// Parses a cursor and checks it belongs to `job_uid`.
@@ -50,7 +51,7 @@ impl CursorState {
             message: "Expected `cursor` to be a string from poller.cursor".into(),
         })?;
         if state.job_uid != job_uid {
-            let message = ["cursor belongs to run ", &state.job_uid, ", not ", job_uid].concat();
+            let message = concat(&["cursor belongs to run ", &state.job_uid, ", not ", job_uid]);
             return Err(ConfigError {
                 option: "cursor",
                 message,
@@ -63,7 +64,7 @@ impl CursorState {
 fn parse(cursor: &str) -> Option<CursorState> {
     let bytes = base64url_decode(cursor.strip_prefix(PREFIX)?)?;
     let text = String::from_utf8(bytes).ok()?;
-    let mut fields = text.split('|');
+    let mut fields = scan::split(&text, "|");
     let mut next = || fields.next();
     let job_uid: String = next()?.into();
     super::validate_path_segment("cursor", &job_uid).ok()?;
@@ -73,7 +74,7 @@ fn parse(cursor: &str) -> Option<CursorState> {
     let terminal = match next()? {
         "" => None,
         t => {
-            let (kind, status) = t.split_once(':')?;
+            let (kind, status) = scan::split_once(t, ":")?;
             Some((kind == "s", percent_decode(status)?))
         }
     };

@@ -16,7 +16,7 @@ use crate::api::{
     classify_http, classify_status, is_all_inputs_failed, parse_retry_after, Disposition, Outcome,
     Page, RunClass, RunInfo,
 };
-use crate::decimal::{decimal, push_decimal};
+use crate::text::{concat, decimal, first_chars, push_decimal};
 
 /// `setTimeout` takes at most 2^31−1 ms; more wraps to an immediate (busy) timer.
 const MAX_TIMER_MS: u64 = 2_147_483_647;
@@ -245,7 +245,7 @@ impl Poller {
             return None;
         }
         let max = decimal(self.config.max_duration_ms.unwrap_or_default());
-        let message = ["gave up after maxDurationMs (", &max, " ms)"].concat();
+        let message = concat(&["gave up after maxDurationMs (", &max, " ms)"]);
         Some(self.budget_spent(ErrorCode::Timeout, message))
     }
 
@@ -255,7 +255,7 @@ impl Poller {
             .config
             .max_requests
             .filter(|&max| self.state.requests >= max)?;
-        let message = ["sent maxRequests (", &decimal(max.into()), ") requests"].concat();
+        let message = concat(&["sent maxRequests (", &decimal(max.into()), ") requests"]);
         Some(self.budget_spent(ErrorCode::BudgetExhausted, message))
     }
 
@@ -299,7 +299,7 @@ impl Poller {
             Ending::Succeeded(status) => status,
             Ending::Webhook { failed: false } => "finished".into(),
             Ending::Failed { status, message } => {
-                let mut text = ["the run ended with status \"", &status, "\""].concat();
+                let mut text = concat(&["the run ended with status \"", &status, "\""]);
                 if let Some(m) = message {
                     text.push_str(": ");
                     text.push_str(&m);
@@ -334,9 +334,9 @@ impl Poller {
         let uid = self.config.job_uid();
         let s = &self.state;
         match (kind, s.pending_next.as_ref().or(s.page.as_ref())) {
-            (RequestKind::Run, _) => [base, "/jobs/", uid].concat(),
-            (RequestKind::Results, None) => [base, "/jobs/", uid, "/results"].concat(),
-            (RequestKind::Results, Some(page)) => [origin_prefix(base), page].concat(),
+            (RequestKind::Run, _) => concat(&[base, "/jobs/", uid]),
+            (RequestKind::Results, None) => concat(&[base, "/jobs/", uid, "/results"]),
+            (RequestKind::Results, Some(page)) => concat(&[origin_prefix(base), page]),
         }
     }
 
@@ -366,7 +366,7 @@ impl Poller {
             }
             (_, Outcome::BadBody(why)) => self.on_transient(
                 kind,
-                ["malformed response (", &why, ")"].concat(),
+                concat(&["malformed response (", &why, ")"]),
                 None,
                 true,
                 now_ms,
@@ -397,7 +397,7 @@ impl Poller {
             Disposition::Fail(code) => {
                 if let Some(m) = message {
                     label.push_str(": ");
-                    label.extend(m.chars().take(300));
+                    label.push_str(first_chars(&m, 300));
                 }
                 self.fail(code, label, Some(status));
             }
@@ -426,7 +426,7 @@ impl Poller {
             };
             let retries = decimal(self.config.retry.retries.into());
             let http = label.strip_prefix("HTTP ").and_then(|t| t.parse().ok());
-            let message = [&label, " after ", &retries, " retries"].concat();
+            let message = concat(&[&label, " after ", &retries, " retries"]);
             return self.fail(code, message, http);
         };
         let ms = hint.map_or(delay, |h| s.backoff.clamp(h));
@@ -477,7 +477,7 @@ impl Poller {
     fn follow(&mut self, next: &str) {
         let base = self.config.base_url();
         let path = base.get(origin_prefix(base).len()..).unwrap_or_default();
-        let first = [path, "/jobs/", self.config.job_uid(), "/results"].concat();
+        let first = concat(&[path, "/jobs/", self.config.job_uid(), "/results"]);
         let current = self.state.page.clone().unwrap_or(first);
         match resolve_next(base, &current, next) {
             // A page that names itself as next is the tail, not a loop to spin in.
@@ -559,7 +559,7 @@ impl Poller {
             .as_ref()
             .filter(|m| is_all_inputs_failed(m))
         {
-            let text = ["the run reports: ", message].concat();
+            let text = concat(&["the run reports: ", message]);
             return self.fail(ErrorCode::AllInputsFailed, text, None);
         }
         let status = run.status;

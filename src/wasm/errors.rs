@@ -7,6 +7,8 @@ use wasm_bindgen::JsValue;
 
 use super::bindings::js_string;
 use crate::engine::{ConfigError, PollError};
+use crate::scan;
+use crate::text::{concat, first_chars};
 
 /// `TypeError("Expected `option` to be <expected> (got <value>)")`.
 pub fn invalid_option(option: &str, expected: &str, got: &JsValue) -> JsValue {
@@ -23,7 +25,7 @@ pub fn invalid_option(option: &str, expected: &str, got: &JsValue) -> JsValue {
 /// The engine's validation failure as a `TypeError` naming the option.
 pub fn config_error(error: &ConfigError) -> JsValue {
     let named = String::from("`") + error.option + "`";
-    if error.message.contains(&named) {
+    if scan::find(&error.message, &named).is_some() {
         return TypeError::new(&error.message).into();
     }
     TypeError::new(&(String::from("Invalid ") + &named + ": " + &error.message)).into()
@@ -71,8 +73,7 @@ fn describe(option: &str, value: &JsValue) -> String {
         return value.js_typeof().as_string().unwrap_or_default();
     }
     if let Some(text) = value.as_string() {
-        let shown: String = text.chars().take(40).collect();
-        return String::from("\"") + &shown + "\"";
+        return concat(&["\"", first_chars(&text, 40), "\""]);
     }
     js_string(value).unwrap_or_default()
 }

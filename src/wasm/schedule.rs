@@ -16,8 +16,8 @@ use super::payloads::frozen;
 use super::stop::StopSwitch;
 use super::task::promise;
 use crate::api::{classify_http, Disposition};
-use crate::decimal::push_decimal;
 use crate::engine::{validate_base_url, validate_path_segment, ErrorCode, PollError};
+use crate::text::{first_chars, push_decimal};
 
 /// Schedules `workflowUid` with `body`; resolves with `{ jobUid, message, workflow }`.
 #[wasm_bindgen(js_name = scheduleWorkflow)]
@@ -101,7 +101,7 @@ async fn send(request: Request) -> Result<JsValue, JsValue> {
     push_decimal(&mut text, status.into());
     if let Some(message) = message {
         text.push_str(": ");
-        text.extend(message.chars().take(300));
+        text.push_str(first_chars(&message, 300));
     }
     Err(failure(code, &text, Some(status)))
 }
