@@ -7,7 +7,8 @@ import { rowIds, startWorker, wait } from "./worker-fixture.mjs";
 let w;
 before(async () => {
   // POLL_INTERVAL_MS 0: only ticks (and a step that used its whole budget) advance a run.
-  w = await startWorker({ bindings: { POLL_INTERVAL_MS: "0", SUBREQUEST_BUDGET: "50", ROW_KEY: "id" } });
+  // No webhook from the simulator here: runs must end through ticks (the last test sends its own).
+  w = await startWorker({ bindings: { POLL_INTERVAL_MS: "0", SUBREQUEST_BUDGET: "50", ROW_KEY: "id" }, sim: { webhook: null } });
 });
 after(() => w.close());
 
@@ -35,7 +36,7 @@ test("rows accumulate across cron ticks and match the simulator exactly once", a
 });
 
 test("every step stays within the subrequest budget; a step that used it continues at once", async () => {
-  const tight = await startWorker({ bindings: { POLL_INTERVAL_MS: "0", SUBREQUEST_BUDGET: "3" } });
+  const tight = await startWorker({ bindings: { POLL_INTERVAL_MS: "0", SUBREQUEST_BUDGET: "3" }, sim: { webhook: null } });
   try {
     const { jobUid } = tight.sim.createJob({ rows: 200, durationMs: 0, pageSize: 10 });
     const token = await tight.track(jobUid);
@@ -71,7 +72,7 @@ test("overlapping ticks and duplicate webhooks lose and duplicate nothing", asyn
     await Promise.all([w.tick(), w.tick(), w.tick()]);
     await wait(100);
   }
-  w.sim.finish(jobUid); // the simulator sends its webhook too
+  w.sim.finish(jobUid);
   const payload = { job_uid: jobUid, message: "Job successfully finished.", error: false };
   const answers = await Promise.all([w.webhook(payload), w.tick(), w.webhook(payload), w.tick(), w.webhook(payload)]);
   for (const a of answers.filter(Boolean)) assert.ok([200, 202].includes(a.status), JSON.stringify(a.body));
