@@ -84,3 +84,18 @@ test("overlapping ticks and duplicate webhooks lose and duplicate nothing", asyn
   assert.deepEqual(rows.map((r) => r.id), rowIds(300));
   assert.equal((await w.run(jobUid, token)).body.row_count, 300);
 });
+
+test("a step whose retries run out is resumed by the next tick, not given up", async () => {
+  const flaky = await startWorker({ bindings: { POLL_INTERVAL_MS: "0", RETRY_RETRIES: "0" }, sim: { webhook: null } });
+  try {
+    const { jobUid } = flaky.sim.createJob({ rows: 80, durationMs: 300, pageSize: 10, faults: { rate5xx: 0.3 } });
+    const token = await flaky.track(jobUid);
+    const end = await flaky.untilDone(jobUid, token);
+    assert.equal(end.status, "finished");
+    const statuses = flaky.sim.stats(jobUid).log.map((e) => e.status);
+    assert.ok(statuses.filter((s) => s >= 500).length >= 2, `5xx answers: ${statuses}`);
+    assert.deepEqual((await flaky.rows(jobUid, token)).map((r) => r.id), rowIds(80));
+  } finally {
+    await flaky.close();
+  }
+});
