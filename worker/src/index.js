@@ -46,7 +46,8 @@ async function schedule(request, env, workflowUid) {
     const status = e?.status >= 400 && e?.status < 500 && e.code !== "UNAUTHORIZED" ? e.status : 502;
     return json(status, { message: String(e?.message ?? "schedule failed"), code: e?.code ?? "BAD_RESPONSE" });
   }
-  const tracked = await track(env, launched.jobUid, { name: body.job_name, workflowUid });
+  const name = typeof body.job_name === "string" ? body.job_name : null;
+  const tracked = await track(env, launched.jobUid, { name, workflowUid });
   return json(201, { message: launched.message, workflow: launched.workflow, ...tracked });
 }
 
@@ -77,7 +78,12 @@ async function webhook(request, env) {
   if (error) return error;
   const jobUid = body?.job_uid;
   if (!route.isRunId(jobUid)) return problem(400, "`job_uid` is missing or invalid");
-  const payload = { job_uid: jobUid, message: body.message, error: body.error, uid: body.uid };
+  // Only what the final read needs, typed, so a stored webhook can always be replayed.
+  const payload = {
+    job_uid: jobUid,
+    message: typeof body.message === "string" ? body.message.slice(0, 200) : undefined,
+    error: typeof body.error === "boolean" ? body.error : undefined,
+  };
   const state = await trackerOf(env, jobUid).webhook(payload);
   // An untracked or finished run is acknowledged too, so Captain Data does not retry it.
   return json(state === "accepted" ? 202 : 200, { job_uid: jobUid, state });

@@ -99,7 +99,7 @@ export class RunTracker extends DurableObject {
     const step = await this.poll(run, config);
     const update = applyStep(run, step, config);
     const committed = this.commit(run, step, update);
-    const pending = this.load()?.webhook !== null;
+    const pending = Boolean(this.load()?.webhook);
     const delay = committed ? nextStepIn(update, step, config, pending) : 0;
     if (delay !== null) await this.ctx.storage.setAlarm(Date.now() + delay);
   }
