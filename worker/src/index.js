@@ -3,7 +3,7 @@ import { scheduleWorkflow } from "../../js/workerd.js";
 import { bearer, checkReadToken, cors, preflightHeaders, READ_TOKEN_HEADER, readToken, sameSecret } from "./access.js";
 import { connection, MissingSecret, secret, settings } from "./config.js";
 import { registryOf, trackerOf } from "./registry.js";
-import { route } from "./routes.js";
+import { isRunId, route } from "./routes.js";
 
 export { Registry } from "./registry.js";
 export { RunTracker } from "./run-tracker.js";
@@ -77,7 +77,7 @@ async function webhook(request, env) {
   const { body, error } = await readJson(request);
   if (error) return error;
   const jobUid = body?.job_uid;
-  if (!route.isRunId(jobUid)) return problem(400, "`job_uid` is missing or invalid");
+  if (!isRunId(jobUid)) return problem(400, "`job_uid` is missing or invalid");
   // Only what the final read needs, typed, so a stored webhook can always be replayed.
   const payload = {
     job_uid: jobUid,

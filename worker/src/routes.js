@@ -4,7 +4,7 @@
 const ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 /** Whether `value` is acceptable as a run or workflow id. */
-const isRunId = (value) => typeof value === "string" && ID.test(value);
+export const isRunId = (value) => typeof value === "string" && ID.test(value);
 
 const TABLE = [
   // [method, pattern, name, access]
@@ -41,5 +41,3 @@ export function route(method, pathname) {
   }
   return { name: hit.name, access: hit.access, ...hit.params };
 }
-
-route.isRunId = isRunId;
