@@ -1,6 +1,7 @@
 // Miniflare options for this worker, shared by `npm run worker:dev` and tests/worker: the
 // same bindings as wrangler.toml, with the simulator as Captain Data.
 import path from "node:path";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -14,6 +15,18 @@ export const LOCAL_SECRETS = Object.freeze({
   READ_TOKEN_SECRET: "local-read-token-secret",
   ADMIN_TOKEN: "local-admin-token",
 });
+
+// workerd's local alarm scheduler warns when an alarm set to "now" runs a few ms late: noise.
+const LOCAL_ALARM_NOISE = /NOSENTRY SQLite alarm overdue/;
+
+/** Passes workerd's output through, without the local alarm noise. */
+function quietStdio(stdout, stderr) {
+  for (const [stream, out] of [[stdout, process.stdout], [stderr, process.stderr]]) {
+    createInterface({ input: stream }).on("line", (line) => {
+      if (!LOCAL_ALARM_NOISE.test(line)) out.write(`${line}\n`);
+    });
+  }
+}
 
 /**
  * @param {{ baseUrl: string, bindings?: Record<string, string>, outboundService?: unknown, port?: number }} options
@@ -39,6 +52,7 @@ export function miniflareOptions({ baseUrl, bindings = {}, outboundService, port
       REGISTRY: { className: "Registry", useSQLite: true },
     },
     bindings: { ...LOCAL_SECRETS, CAPTAINDATA_BASE_URL: baseUrl, ...bindings },
+    handleRuntimeStdio: quietStdio,
     ...(outboundService ? { outboundService } : {}),
   };
 }
