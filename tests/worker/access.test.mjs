@@ -25,7 +25,7 @@ test("a webhook with the right secret finishes the run at once, without a tick",
 test("a webhook with a wrong or missing secret is refused and changes nothing", async () => {
   const { jobUid } = w.sim.createJob({ rows: 40, durationMs: 60000, pageSize: 10 });
   const token = await w.track(jobUid);
-  await wait(150);
+  await w.quiet(jobUid); // the first step is over
   const payload = { job_uid: jobUid, message: "Job successfully finished.", error: false };
   const before = w.sim.stats(jobUid).requests.total;
   for (const headers of [{ "x-webhook-secret": `${SECRETS.WEBHOOK_SECRET}x` }, { "x-webhook-secret": "" }, {}]) {

@@ -48,7 +48,7 @@ test("a JobPoller against the worker receives every row once, in order, while th
 });
 
 test("a JobPoller resumed from its cursor gets only the rest", async () => {
-  const { jobUid } = w.sim.createJob({ rows: 100, durationMs: 800, pageSize: 20 });
+  const { jobUid } = w.sim.createJob({ rows: 100, durationMs: 2000, pageSize: 20 });
   const token = await w.track(jobUid);
   const first = browserPoller(jobUid, token);
   const { poller } = first;

@@ -163,6 +163,17 @@ class WorkerHarness {
     assert.ok(this.outbound.every((r) => !r.url.includes(API_KEY)));
   }
 
+  /** Resolves once the simulator has answered every request of a run and seen none for `quietMs`. */
+  async quiet(jobUid, quietMs = 200) {
+    let count = -1;
+    for (;;) {
+      const log = this.sim.stats(jobUid).log;
+      if (log.length > 0 && log.length === count && log.every((e) => e.status !== null)) return;
+      count = log.length;
+      await wait(quietMs);
+    }
+  }
+
   /** Waits for a run to end, ticking the cron meanwhile when `ticking`. */
   async untilDone(jobUid, token, { ticking = true, timeoutMs = 20000, everyMs = 100 } = {}) {
     const deadline = Date.now() + timeoutMs;
