@@ -20,6 +20,7 @@ function filesIn(dir, pattern) {
 
 const wasmTestTargets = () => filesIn("tests", /^wasm_.*\.rs$/).map((f) => path.basename(f, ".rs"));
 const nodeTestFiles = () => [...filesIn("tests", /\.test\.mjs$/), ...filesIn(path.join("tests", "package"), /\.test\.mjs$/)];
+const workerTestFiles = () => filesIn(path.join("tests", "worker"), /\.test\.mjs$/);
 const demoTestFiles = () => filesIn(path.join("tests", "demo"), /\.test\.mjs$/);
 const bin = (name) => path.join(root, "node_modules", ".bin", name);
 
@@ -67,6 +68,12 @@ export const stages = [
     skip: () => (nodeTestFiles().length === 0 ? "no tests/*.test.mjs yet" : null),
     // Two cores: two test files at a time keeps the simulator servers responsive.
     run: () => run("node:test", process.execPath, ["--test", "--test-concurrency=2", ...nodeTestFiles()]),
+  },
+  {
+    id: "worker",
+    name: "worker in Miniflare (workerd)",
+    skip: () => (workerTestFiles().length === 0 ? "no tests/worker yet" : null),
+    run: () => run("worker tests", process.execPath, ["--test", "--test-concurrency=2", ...workerTestFiles()]),
   },
   {
     id: "demo",
