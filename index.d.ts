@@ -119,7 +119,7 @@ export interface JobPollerOptions extends Connection {
   jobUid: string;
   /** Results cadence in ms while the run is going. @default 10000 */
   intervalMs?: number;
-  /** Read the run status once every N results polls (and after a poll with no new rows). @default 5 */
+  /** Read the run status once every N results polls, and early after a poll that brought no new rows or fewer than the poll before (a run that is ending). @default 5 */
   statusEvery?: number;
   /** Give up with `TIMEOUT` after this long. @default 21600000 (6 h) */
   maxDurationMs?: number;

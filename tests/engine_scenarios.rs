@@ -213,6 +213,29 @@ fn a_growing_tail_page_delivers_only_its_new_rows() {
 }
 
 #[test]
+fn growth_slowing_down_reads_the_status_so_the_end_is_noticed_within_an_interval() {
+    // Ten rows a second until the run ends between two polls: the poll after the end brings
+    // fewer rows than the one before, which must trigger the status read at once.
+    let end = 5_500;
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, now| {
+        let available = now.min(end) / 100;
+        match req.kind {
+            RequestKind::Results => page(0..available, None),
+            RequestKind::Run if now >= end => run("finished", available),
+            RequestKind::Run => run("running", available),
+        }
+    });
+    assert_eq!(log.delivered, (0..55).collect::<Vec<_>>());
+    assert_eq!(log.complete.map(|s| s.total_results), Some(55));
+    let noticed_after = log.now - end;
+    assert!(
+        noticed_after < 1_000,
+        "completion noticed {noticed_after} ms after the run ended (interval 1000 ms)"
+    );
+}
+
+#[test]
 fn resume_mid_page_from_a_cursor_neither_repeats_nor_loses_rows() {
     let server = |req: &FetchRequest, now: u64| match req.url.as_str() {
         RESULTS => page(0..4, Some("/v3/jobs/job-1/results?p=2&k=%7E.x")),

@@ -72,7 +72,8 @@ pub struct Config {
     job_uid: String,
     /// Cadence of results reads while the run is going.
     pub interval_ms: u32,
-    /// Read the run status once every N results polls (besides the early read after an empty poll).
+    /// Read the run status once every N results polls (besides the early read after a poll that
+    /// brought no new rows, or fewer than the poll before: the signs of a run ending).
     pub status_every: u32,
     /// Hard stop: TIMEOUT once this much time has passed since start.
     pub max_duration_ms: Option<u64>,

@@ -74,7 +74,10 @@ pub(super) struct State {
     polls: u32,
     prev_keys: Vec<String>,
     cur_keys: Vec<String>,
-    new_rows: bool,
+    /// Rows the current poll has delivered so far.
+    poll_rows: u64,
+    /// Rows the previous poll delivered: growth slowing down hints that the run is ending.
+    prev_poll_rows: u64,
     status_seen: bool,
     last_run: Option<RunInfo>,
     ending: Option<Ending>,
@@ -115,7 +118,8 @@ impl State {
             polls: saved.polls,
             prev_keys: Vec::new(),
             cur_keys: Vec::new(),
-            new_rows: false,
+            poll_rows: 0,
+            prev_poll_rows: 0,
             status_seen: false,
             last_run: None,
             ending,
@@ -460,7 +464,7 @@ impl Poller {
             };
             s.outbox.push_back(Action::Emit(batch));
             s.offset += (page.len - start) as u64;
-            s.new_rows = true;
+            s.poll_rows += (page.len - start) as u64;
         }
         s.skip = start.max(page.len);
         if repeated < page.len {
@@ -516,8 +520,11 @@ impl Poller {
         s.polls = s.polls.saturating_add(1);
         let every = self.config.status_every;
         let due = every > 0 && s.polls % every == 0;
-        let read_status = self.config.step_mode || !s.new_rows || due || !s.status_seen;
-        s.new_rows = false;
+        // Growth that stopped or slowed down is the sign of a run ending: read the status now,
+        // so completion is noticed within about one interval instead of two.
+        let slowed = s.poll_rows == 0 || s.poll_rows < s.prev_poll_rows;
+        let read_status = self.config.step_mode || slowed || due || !s.status_seen;
+        s.prev_poll_rows = std::mem::take(&mut s.poll_rows);
         s.next = match read_status {
             true => Next::Fetch(RequestKind::Run),
             false => interval,
