@@ -1,8 +1,8 @@
 // Contestant 4: a careful hand-written incremental poller, what a good engineer writes
 // without the library. Same cadence rules as the library (so the comparison is fair):
 // read the page where the last poll stopped, keep the index of the rows seen in it, follow
-// `paging.next` at once; read the status after a poll with no new rows, every
-// `statusEvery` polls and at first; after a successful end one final results read (re-read
+// `paging.next` at once; read the status after a poll whose growth stopped or slowed down
+// (fewer new rows than the poll before), every `statusEvery` polls and at first; after a successful end one final results read (re-read
 // a few times while the run reports more rows than delivered); retry 429/5xx/network/bad
 // JSON with exponential backoff and full jitter, honouring `Retry-After` within [min, max].
 import { FAILED, SUCCEEDED, getJson, resultsUrl, runUrl, sleep } from "./http.mjs";
@@ -16,6 +16,7 @@ export function createIncremental(options) {
   let skip = 0; // rows of `page` already delivered
   let offset = 0;
   let polls = 0;
+  let prevFresh = 0; // new rows of the previous poll
   let lastRun = null;
 
   /** One GET with retries; a non-retryable HTTP status rejects at once. */
@@ -80,7 +81,9 @@ export function createIncremental(options) {
     for (;;) {
       const fresh = await readToTail();
       polls += 1;
-      if (fresh === 0 || polls % statusEvery === 0 || lastRun === null) {
+      const slowed = fresh === 0 || fresh < prevFresh;
+      prevFresh = fresh;
+      if (slowed || polls % statusEvery === 0 || lastRun === null) {
         if (await readStatus()) return finalRead();
       }
       await sleep(intervalMs, stopper.signal);
