@@ -524,7 +524,7 @@ impl Poller {
         // so completion is noticed within about one interval instead of two.
         let slowed = s.poll_rows == 0 || s.poll_rows < s.prev_poll_rows;
         let read_status = self.config.step_mode || slowed || due || !s.status_seen;
-        s.prev_poll_rows = std::mem::take(&mut s.poll_rows);
+        s.prev_poll_rows = core::mem::take(&mut s.poll_rows);
         s.next = match read_status {
             true => Next::Fetch(RequestKind::Run),
             false => interval,
