@@ -15,9 +15,9 @@ extern "C" {
     #[wasm_bindgen(catch, js_name = fetch)]
     pub fn global_fetch(url: &str, init: &Object) -> Result<JsValue, JsValue>;
 
-    /// Global `setTimeout(handler, ms, arg)`; the id is a number or (Node) an object.
+    /// Global `setTimeout(handler, ms)`; the id is a number or (Node) an object.
     #[wasm_bindgen(js_name = setTimeout)]
-    pub fn set_timeout(handler: &Function, ms: i32, arg: &JsValue) -> JsValue;
+    pub fn set_timeout(handler: &Function, ms: i32) -> JsValue;
 
     /// Global `clearTimeout`.
     #[wasm_bindgen(js_name = clearTimeout)]
@@ -30,6 +30,15 @@ extern "C" {
     /// `String(value)`: how JS spells a value (row keys, option values in messages).
     #[wasm_bindgen(catch, js_name = String)]
     pub fn js_string(value: &JsValue) -> Result<String, JsValue>;
+
+    /// `Promise.resolve(value)`: a promise that adopts a thenable.
+    #[wasm_bindgen(js_namespace = Promise, js_name = resolve)]
+    pub fn promise_resolve(value: &JsValue) -> Thenable;
+
+    /// A promise, as far as the glue uses one.
+    pub type Thenable;
+    #[wasm_bindgen(method)]
+    pub fn then(this: &Thenable, on_resolved: &Function, on_rejected: &Function);
 
     /// `AbortController`, one per request.
     pub type AbortController;

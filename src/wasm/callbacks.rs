@@ -1,24 +1,25 @@
 //! Calling the user's callbacks. A callback that throws, or whose promise rejects, is
 //! reported to `onCallbackError(error, name)` (or `console.error`) and never ends the poll.
 
+use alloc::rc::Rc;
 use alloc::string::String;
 
-use js_sys::futures::JsFuture;
-use js_sys::{Function, Promise};
-use wasm_bindgen::{JsCast, JsValue};
+use js_sys::Function;
+use wasm_bindgen::JsValue;
 
 use super::bindings::console_error;
 use super::options::Reader;
-use super::stop::{Settled, StopSwitch};
-use super::task::promise;
+use super::wake::{Waiter, Waker, Woken};
 
 /// The five optional callbacks.
 pub struct Callbacks {
-    on_batch: Option<Function>,
+    /// `onBatch`, awaited when it returns a promise.
+    pub on_batch: Option<Function>,
     on_status: Option<Function>,
     on_complete: Option<Function>,
     on_error: Option<Function>,
-    on_callback_error: Option<Function>,
+    /// Where failures of the others go.
+    pub on_callback_error: Option<Function>,
 }
 
 impl Callbacks {
@@ -40,44 +41,19 @@ impl Callbacks {
             "onComplete" => &self.on_complete,
             _ => &self.on_error,
         };
-        let Some(pending) = self.call(callback.as_ref(), name, arg) else {
-            return;
-        };
-        let reporter = self.on_callback_error.clone();
-        // The returned promise always resolves: the rejection is reported instead.
-        let _ = promise(async move {
-            if let Err(error) = JsFuture::from(pending).await {
-                report(reporter.as_ref(), &error, name);
-            }
-            Ok(JsValue::UNDEFINED)
-        });
-    }
-
-    /// `onBatch`, then `sink` (the async iterator): each awaited if it returns a promise,
-    /// unless the poller is stopped meanwhile. False when stopped.
-    pub async fn deliver(
-        &self,
-        batch: &JsValue,
-        sink: Option<&Function>,
-        stop: &StopSwitch,
-    ) -> bool {
-        for (callback, name) in [(self.on_batch.as_ref(), "onBatch"), (sink, "iterator")] {
-            let Some(pending) = self.call(callback, name, batch) else {
-                continue;
+        if let Some(pending) = self.call(callback.as_ref(), name, arg) {
+            let reporter = Reporter {
+                reporter: self.on_callback_error.clone(),
+                name,
             };
-            match stop.race(&[&pending]).await {
-                Settled::Stopped => return false,
-                Settled::Error(error) => report(self.on_callback_error.as_ref(), &error, name),
-                Settled::Value(_) => {}
-            }
+            Waker::new(Rc::new(reporter), 0).on_settle(&pending);
         }
-        !stop.is_stopped()
     }
 
-    /// Calls `callback(arg)`; returns its promise when it returned a thenable.
-    fn call(&self, callback: Option<&Function>, name: &str, arg: &JsValue) -> Option<Promise> {
+    /// Calls `callback(arg)`; returns what it returned when that is a thenable.
+    pub fn call(&self, callback: Option<&Function>, name: &str, arg: &JsValue) -> Option<JsValue> {
         match callback?.call1(&JsValue::UNDEFINED, arg) {
-            Ok(value) if is_thenable(&value) => Some(Promise::resolve(&value)),
+            Ok(value) if is_thenable(&value) => Some(value),
             Ok(_) => None,
             Err(error) => {
                 report(self.on_callback_error.as_ref(), &error, name);
@@ -87,12 +63,27 @@ impl Callbacks {
     }
 }
 
-fn is_thenable(value: &JsValue) -> bool {
-    (value.is_object() || value.is_function())
-        && super::body::field(value, "then").is_instance_of::<Function>()
+/// Reports the rejection of a fire-and-forget callback's promise.
+struct Reporter {
+    reporter: Option<Function>,
+    name: &'static str,
 }
 
-fn report(reporter: Option<&Function>, error: &JsValue, name: &str) {
+impl Waiter for Reporter {
+    fn wake(self: Rc<Self>, _: u32, woken: Woken, error: JsValue) {
+        if woken == Woken::Rejected {
+            report(self.reporter.as_ref(), &error, self.name);
+        }
+    }
+}
+
+fn is_thenable(value: &JsValue) -> bool {
+    (value.is_object() || value.is_function()) && super::body::field(value, "then").is_function()
+}
+
+/// Hands a callback's failure to `reporter`, or to `console.error` when there is none
+/// (or it threw too).
+pub fn report(reporter: Option<&Function>, error: &JsValue, name: &str) {
     let reported =
         reporter.is_some_and(|f| f.call2(&JsValue::UNDEFINED, error, &name.into()).is_ok());
     if !reported {

@@ -1,35 +1,49 @@
-//! The loop that drives the engine: it performs fetches and sleeps itself and surfaces
-//! what a caller must hand to JS (batches, status, the end) as [`Step`]s.
+//! The loop that drives the engine, one turn at a time.
 //!
-//! The engine is only borrowed for pure Rust calls, never across an `await` or a JS call,
-//! so `webhookReceived()` or `cursor` from inside a callback cannot collide with it.
+//! A turn asks the engine for actions and performs them until one has to wait for JS: a
+//! response, a timer, a batch receiver's promise. The wait's callbacks re-enter through
+//! [`Driver::wake`], which finishes the wait and takes the next turn. Each wait has a
+//! number; `stop()`, the signal and a webhook cut a wait short by dropping it (which
+//! clears its timer and aborts its request) and moving to the next number, so the
+//! callbacks of the dropped wait are ignored when they come.
+//!
+//! The engine is only borrowed for pure Rust calls, never across a JS call, so
+//! `webhookReceived()`, `stop()` or `cursor` from inside a callback cannot collide with it.
 
+use alloc::rc::Rc;
 use alloc::string::String;
 
 use core::cell::{Cell, RefCell};
 
-use js_sys::{Array, Date, Function, Promise};
+use js_sys::{Array, Date, Function};
 use wasm_bindgen::JsValue;
 
-use super::fetch::{get, Fetched};
+use super::callbacks::{report, Callbacks};
+use super::fetch::{fetched, Answer, Exchange};
 use super::options::Connection;
-use super::payloads::run_status;
-use super::stop::{deferred, Settled, StopSwitch};
-use super::timer::resolve_after;
+use super::payloads::{batch, run_status};
+use super::stop::Signal;
+use super::timer::Timeout;
+use super::wake::{Settle, Waiter, Waker, Woken};
+use super::{poller, step};
 use crate::api::Outcome;
 use crate::engine::{Action, ErrorCode, Event, FetchRequest, PollError, Poller, Summary};
 
-/// What the caller must deal with next.
-pub enum Step {
-    /// Deliver these rows (then call [`Driver::batch_done`]).
-    Batch {
-        /// A slice of the latest `results` array.
-        rows: Array,
-        /// Position of the first row in the run's results.
-        offset: u64,
+/// Who the loop works for.
+pub enum Mode {
+    /// A `JobPoller`: batches go to `onBatch` and the async iterator's sink, status to `onStatus`.
+    Poller {
+        /// The user's callbacks.
+        callbacks: Callbacks,
+        /// The async iterator's hand-off (set by js/extras.js).
+        sink: RefCell<Option<Function>>,
     },
-    /// A frozen `onStatus` object.
-    Status(JsValue),
+    /// `pollStep`: the round's rows, returned when it ends.
+    Step(RefCell<Array>),
+}
+
+/// How the loop ended.
+pub enum End {
     /// Cron mode: the round is over.
     Yield,
     /// Terminal success.
@@ -38,15 +52,37 @@ pub enum Step {
     Fail(PollError),
 }
 
+/// What the loop is waiting for.
+enum Wait {
+    /// Nothing: a turn is running, or the loop has not started or is over.
+    Nothing,
+    /// The next turn, on the next microtask.
+    Turn,
+    /// The engine's request.
+    Fetch(Exchange, FetchRequest),
+    /// The engine's timer (dropping the guard clears it).
+    Sleep { _timer: Timeout },
+    /// A batch receiver's promise; `next` is the receiver after it.
+    Deliver { batch: JsValue, next: usize },
+    /// An event (a webhook); the engine has nothing to do until then.
+    Idle,
+}
+
 /// One engine and the I/O state around it.
 pub struct Driver {
     engine: RefCell<Poller>,
     connection: Connection,
-    /// Flipped by `stop()` or the user's signal.
-    pub stop: StopSwitch,
+    mode: Mode,
+    /// The user's signal.
+    pub signal: Signal,
+    wait: RefCell<Wait>,
+    /// Number of the current wait; callbacks of earlier ones are ignored.
+    serial: Cell<u32>,
+    /// `stop()` was called or the signal aborted.
+    stopped: Cell<bool>,
+    /// The engine was told.
     stop_sent: Cell<bool>,
-    /// Resolved to cut a sleep short when an event (webhook) arrives.
-    nudge: RefCell<(Promise, Function)>,
+    settle: RefCell<Option<Settle>>,
     rows: RefCell<Array>,
     run_body: RefCell<JsValue>,
 }
@@ -58,60 +94,55 @@ pub fn now_ms() -> u64 {
 
 impl Driver {
     /// Wraps a ready engine.
-    pub fn new(engine: Poller, connection: Connection, stop: StopSwitch) -> Driver {
+    pub fn new(engine: Poller, connection: Connection, signal: Signal, mode: Mode) -> Driver {
         Driver {
             engine: RefCell::new(engine),
             connection,
-            stop,
+            mode,
+            signal,
+            wait: RefCell::new(Wait::Nothing),
+            serial: Cell::new(0),
+            stopped: Cell::new(false),
             stop_sent: Cell::new(false),
-            nudge: RefCell::new(deferred()),
+            settle: RefCell::new(None),
             rows: RefCell::new(Array::new()),
             run_body: RefCell::new(JsValue::UNDEFINED),
         }
     }
 
-    /// Performs fetches and sleeps until something needs the caller.
-    pub async fn next(&self) -> Step {
-        loop {
-            if self.stop.is_stopped() && !self.stop_sent.replace(true) {
-                self.handle(Event::Stop);
-            }
-            let action = self.engine.borrow_mut().next_action(now_ms());
-            match action {
-                Action::Fetch(request) => self.fetch(request).await,
-                Action::Sleep { ms, .. } => self.sleep(ms).await,
-                Action::Emit(batch) => {
-                    let rows = self
-                        .rows
-                        .borrow()
-                        .slice(batch.start as u32, batch.end as u32);
-                    return Step::Batch {
-                        rows,
-                        offset: batch.offset,
-                    };
-                }
-                Action::Status(info) => {
-                    return Step::Status(run_status(&info, &self.run_body.borrow()));
-                }
-                Action::Yield => return Step::Yield,
-                Action::Complete(summary) => return Step::Complete(summary),
-                Action::Fail(error) => return Step::Fail(error),
-                Action::Idle if self.stop_sent.get() => return Step::Fail(aborted()),
-                Action::Idle => self.idle().await,
-            }
+    /// Starts the loop (on the next microtask); `settle` gets its outcome.
+    pub fn start(self: &Rc<Self>, settle: Settle) {
+        self.settle.replace(Some(settle));
+        let waker = self.waker();
+        if !self.signal.listen(&waker) {
+            self.stopped.set(true);
+        }
+        waker.on_settle(&JsValue::UNDEFINED);
+        self.wait.replace(Wait::Turn);
+    }
+
+    /// Stops the loop: the current wait is dropped (its timer cleared, its request
+    /// aborted) and the next turn ends with ABORTED. Idempotent.
+    pub fn stop(self: &Rc<Self>) {
+        if !self.stopped.replace(true) {
+            self.interrupt();
         }
     }
 
-    /// The rows of the last [`Step::Batch`] were delivered.
-    pub fn batch_done(&self) {
-        self.handle(Event::BatchDone);
+    /// Feeds an outside event (a webhook); a sleep or idle wait is cut short so the
+    /// engine can act on it.
+    pub fn notify(self: &Rc<Self>, event: Event) {
+        self.handle(event);
+        if matches!(*self.wait.borrow(), Wait::Sleep { .. } | Wait::Idle) {
+            self.interrupt();
+        }
     }
 
-    /// Feeds an outside event (a webhook) and wakes a sleeping loop so the engine can act.
-    pub fn notify(&self, event: Event) {
-        self.handle(event);
-        let (_, wake) = self.nudge.replace(deferred());
-        let _ = wake.call0(&JsValue::UNDEFINED);
+    /// The async iterator's batch hand-off.
+    pub fn set_sink(&self, sink: Function) {
+        if let Mode::Poller { sink: slot, .. } = &self.mode {
+            slot.replace(Some(sink));
+        }
     }
 
     /// The resume token after the last delivered row.
@@ -138,40 +169,185 @@ impl Driver {
         self.engine.borrow_mut().handle(event, now_ms());
     }
 
-    async fn fetch(&self, request: FetchRequest) {
-        let Some(Fetched {
-            outcome,
-            rows,
-            body,
-        }) = get(&self.connection, &request, &self.stop).await
-        else {
-            return; // stopped: the next turn tells the engine
-        };
-        if let Some(rows) = rows {
-            self.rows.replace(rows);
-        }
-        if let Outcome::Run(_) = outcome {
-            self.run_body.replace(body);
-        }
-        self.handle(Event::Response {
-            id: request.id,
-            outcome,
-        });
+    /// Callbacks for a new wait (the earlier waits' callbacks go stale).
+    fn waker(self: &Rc<Self>) -> Waker {
+        self.serial.set(self.serial.get().wrapping_add(1));
+        Waker::new(self.clone(), self.serial.get())
     }
 
-    async fn sleep(&self, ms: u32) {
-        let (timer, _guard) = resolve_after(ms, &JsValue::TRUE);
-        let nudge = self.nudge.borrow().0.clone();
-        if let Settled::Value(v) = self.stop.race(&[&timer, &nudge]).await {
-            if v == JsValue::TRUE {
-                self.handle(Event::TimerFired);
+    /// Drops the current wait, if any, and takes a turn on the next microtask.
+    fn interrupt(self: &Rc<Self>) {
+        if matches!(*self.wait.borrow(), Wait::Nothing | Wait::Turn) {
+            return; // a turn is running or due (it will see the change), or the loop is over
+        }
+        self.waker().on_settle(&JsValue::UNDEFINED);
+        drop(self.wait.replace(Wait::Turn));
+    }
+
+    /// Performs actions until one has to wait.
+    fn turn(self: &Rc<Self>) {
+        loop {
+            if self.stopped.get() && !self.stop_sent.replace(true) {
+                self.handle(Event::Stop);
+            }
+            let action = self.engine.borrow_mut().next_action(now_ms());
+            let wait = match action {
+                Action::Fetch(request) => self.fetch(request),
+                Action::Sleep { ms, .. } => Some(Wait::Sleep {
+                    _timer: self.waker().after(ms),
+                }),
+                Action::Emit(batch) => self.emit(batch.start, batch.end, batch.offset),
+                Action::Status(info) => {
+                    if let Mode::Poller { callbacks, .. } = &self.mode {
+                        callbacks.notify("onStatus", &run_status(&info, &self.run_body.borrow()));
+                    }
+                    None
+                }
+                Action::Yield if matches!(self.mode, Mode::Poller { .. }) => None,
+                Action::Yield => return self.end(End::Yield),
+                Action::Complete(summary) => return self.end(End::Complete(summary)),
+                Action::Fail(error) => return self.end(End::Fail(error)),
+                Action::Idle if self.stop_sent.get() => return self.end(End::Fail(aborted())),
+                Action::Idle => Some(Wait::Idle),
+            };
+            if let Some(wait) = wait {
+                // A stop from inside this turn (a callback, the user's fetch) drops the wait.
+                if !self.stopped.get() {
+                    self.wait.replace(wait);
+                    return;
+                }
             }
         }
     }
 
-    async fn idle(&self) {
-        let nudge = self.nudge.borrow().0.clone();
-        let _ = self.stop.race(&[&nudge]).await;
+    /// Sends the engine's request; a request that cannot be sent is answered at once.
+    fn fetch(self: &Rc<Self>, request: FetchRequest) -> Option<Wait> {
+        let conn = &self.connection;
+        let sent = Exchange::send(
+            conn,
+            "GET",
+            &request.url,
+            None,
+            request.timeout_ms,
+            &self.waker(),
+        );
+        match sent {
+            Ok(exchange) => Some(Wait::Fetch(exchange, request)),
+            Err(answer) => {
+                self.respond(&request, answer);
+                None
+            }
+        }
+    }
+
+    fn respond(&self, request: &FetchRequest, answer: Answer) {
+        let fetched = fetched(&self.connection, request, answer);
+        if let Some(rows) = fetched.rows {
+            self.rows.replace(rows);
+        }
+        if let Outcome::Run(_) = fetched.outcome {
+            self.run_body.replace(fetched.body);
+        }
+        self.handle(Event::Response {
+            id: request.id,
+            outcome: fetched.outcome,
+        });
+    }
+
+    /// Hands `results[start..end]` of the latest results to the receivers.
+    fn emit(self: &Rc<Self>, start: usize, end: usize, offset: u64) -> Option<Wait> {
+        let rows = self.rows.borrow().slice(start as u32, end as u32);
+        match &self.mode {
+            Mode::Poller { .. } => self.deliver(batch(rows, offset, self.cursor()), 0),
+            Mode::Step(results) => {
+                let all = results.borrow().concat(&rows);
+                results.replace(all);
+                self.handle(Event::BatchDone);
+                None
+            }
+        }
+    }
+
+    /// Calls the batch receivers from `next` on (`onBatch`, then the iterator's sink),
+    /// waiting for each one that returns a promise; then tells the engine, unless stopped.
+    fn deliver(self: &Rc<Self>, batch: JsValue, next: usize) -> Option<Wait> {
+        let Mode::Poller { callbacks, sink } = &self.mode else {
+            return None;
+        };
+        for index in next..2 {
+            let (receiver, name) = match index {
+                0 => (callbacks.on_batch.clone(), "onBatch"),
+                _ => (sink.borrow().clone(), "iterator"),
+            };
+            if let Some(pending) = callbacks.call(receiver.as_ref(), name, &batch) {
+                self.waker().on_settle(&pending);
+                let next = index + 1;
+                return Some(Wait::Deliver { batch, next });
+            }
+        }
+        if !self.stopped.get() {
+            self.handle(Event::BatchDone);
+        }
+        None
+    }
+
+    /// The loop is over: the signal is let go, then the caller hears of it.
+    fn end(&self, end: End) {
+        self.signal.unlisten();
+        let outcome = match &self.mode {
+            Mode::Poller { callbacks, .. } => poller::finish(self, callbacks, end),
+            Mode::Step(results) => step::finish(self, &results.borrow(), end),
+        };
+        if let Some(settle) = self.settle.take() {
+            settle.settle(outcome);
+        }
+    }
+}
+
+impl Waiter for Driver {
+    fn wake(self: Rc<Self>, wait: u32, woken: Woken, value: JsValue) {
+        if woken == Woken::Abort {
+            return self.stop();
+        }
+        if wait != self.serial.get() {
+            return; // a callback of a wait cut short
+        }
+        let next = match self.wait.replace(Wait::Nothing) {
+            Wait::Fetch(mut exchange, request) => {
+                let waker = Waker::new(self.clone(), wait);
+                let Some(answer) = exchange.advance(woken, value, &waker) else {
+                    self.wait.replace(Wait::Fetch(exchange, request));
+                    return;
+                };
+                drop(exchange);
+                self.respond(&request, answer);
+                None
+            }
+            Wait::Sleep { .. } => {
+                self.handle(Event::TimerFired);
+                None
+            }
+            Wait::Deliver { batch, next } => {
+                if let (Woken::Rejected, Mode::Poller { callbacks, .. }) = (woken, &self.mode) {
+                    let name = if next == 1 { "onBatch" } else { "iterator" };
+                    report(callbacks.on_callback_error.as_ref(), &value, name);
+                }
+                self.deliver(batch, next)
+            }
+            Wait::Turn => None,
+            // Late callbacks of a wait that ended without taking a new number (a request
+            // that timed out, then rejected when aborted).
+            other @ (Wait::Nothing | Wait::Idle) => {
+                self.wait.replace(other);
+                return;
+            }
+        };
+        match next {
+            Some(wait) if !self.stopped.get() => {
+                self.wait.replace(wait);
+            }
+            _ => self.turn(),
+        }
     }
 }
 

@@ -1,5 +1,9 @@
 //! One HTTP exchange: request with headers, a per-request `AbortController` and timeout,
 //! the parsed JSON body, and (for the engine's GETs) the [`Outcome`].
+//!
+//! An [`Exchange`] is the request in flight. Its owner hands it every callback of its
+//! wait ([`Exchange::advance`]) until it yields an [`Answer`]; dropping it aborts the
+//! request and clears the timeout, so leaving early (stop, abort) cancels it.
 
 use alloc::string::String;
 
@@ -9,15 +13,15 @@ use wasm_bindgen::{JsCast, JsValue};
 use super::bindings::{global_fetch, AbortController, FetchResponse, Headers};
 use super::body::{error_message, results_outcome, run_outcome};
 use super::options::Connection;
-use super::stop::{Settled, StopSwitch};
-use super::timer::resolve_after;
+use super::timer::Timeout;
+use super::wake::{Waker, Woken};
 use crate::api::Outcome;
 use crate::engine::{FetchRequest, RequestKind};
 
 /// How an exchange ended.
-pub enum Exchange {
+pub enum Answer {
     /// The server answered; `body` is the parsed JSON, `Err` when it was not JSON.
-    Answer {
+    Http {
         /// HTTP status.
         status: u16,
         /// The raw `Retry-After` header.
@@ -29,11 +33,98 @@ pub enum Exchange {
     Network,
     /// No answer (or body) within the timeout; the request was aborted.
     Timeout,
-    /// The poller was stopped; the request was aborted.
-    Stopped,
 }
 
-/// An engine GET performed: the outcome, plus the JS values the glue keeps from it.
+/// A request in flight.
+pub struct Exchange {
+    controller: AbortController,
+    _deadline: Option<Timeout>,
+    /// Status and `Retry-After` once the response arrived; the body is being read.
+    head: Option<(u16, Option<String>)>,
+}
+
+impl Drop for Exchange {
+    fn drop(&mut self) {
+        self.controller.abort();
+    }
+}
+
+impl Exchange {
+    /// Sends one request with the connection's headers; `waker` hears of the response and
+    /// of the timeout. `Err` when it could not even be sent.
+    pub fn send(
+        conn: &Connection,
+        method: &str,
+        url: &str,
+        body: Option<&str>,
+        timeout_ms: u32,
+        waker: &Waker,
+    ) -> Result<Exchange, Answer> {
+        let mut exchange = Exchange {
+            controller: AbortController::new(),
+            _deadline: None,
+            head: None,
+        };
+        let init = request_init(conn, method, body, &exchange.controller).ok_or(Answer::Network)?;
+        let sent = match &conn.fetch {
+            // `this` is undefined: a bound-less platform fetch (workerd) must not see our object.
+            Some(fetch) => fetch.call2(&JsValue::UNDEFINED, &url.into(), &init),
+            None => global_fetch(url, &init),
+        };
+        let sent = sent.map_err(|_| Answer::Network)?;
+        exchange._deadline = Some(waker.after(timeout_ms));
+        waker.on_settle(&sent);
+        Ok(exchange)
+    }
+
+    /// One callback of this exchange's wait: the answer, or `None` while the body is read.
+    pub fn advance(&mut self, woken: Woken, value: JsValue, waker: &Waker) -> Option<Answer> {
+        if woken == Woken::Timer {
+            return Some(Answer::Timeout);
+        }
+        let body = match woken {
+            Woken::Resolved => Ok(value),
+            _ => Err(value),
+        };
+        match self.head.take() {
+            Some((status, retry_after)) => Some(Answer::Http {
+                status,
+                retry_after,
+                body,
+            }),
+            None => self.on_response(body, waker),
+        }
+    }
+
+    fn on_response(&mut self, response: Result<JsValue, JsValue>, waker: &Waker) -> Option<Answer> {
+        let Ok(response) = response.map(JsCast::unchecked_into::<FetchResponse>) else {
+            return Some(Answer::Network);
+        };
+        let status = match response.is_object() {
+            true => response.status().as_f64(),
+            false => None,
+        };
+        let Some(status) = status.filter(|s| (100.0..1000.0).contains(s)) else {
+            return Some(Answer::Network);
+        };
+        let status = status as u16;
+        let retry_after = response.headers().get("Retry-After").ok().flatten();
+        match response.json() {
+            Ok(parsing) => {
+                waker.on_settle(&parsing);
+                self.head = Some((status, retry_after));
+                None
+            }
+            Err(error) => Some(Answer::Http {
+                status,
+                retry_after,
+                body: Err(error),
+            }),
+        }
+    }
+}
+
+/// An engine GET answered: the outcome, plus the JS values the glue keeps from it.
 pub struct Fetched {
     /// What the engine is told.
     pub outcome: Outcome,
@@ -43,50 +134,37 @@ pub struct Fetched {
     pub body: JsValue,
 }
 
-/// Aborts its request when dropped: leaving an exchange early cancels it.
-struct AbortOnDrop(AbortController);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// Performs the engine's GET; `None` when stopped meanwhile.
-pub async fn get(conn: &Connection, req: &FetchRequest, stop: &StopSwitch) -> Option<Fetched> {
-    let exchange = exchange(conn, "GET", &req.url, None, req.timeout_ms, stop).await;
-    let (status, retry_after, body) = match exchange {
-        Exchange::Answer {
+/// Reads the engine's answer to `req` from what the exchange brought back.
+pub fn fetched(conn: &Connection, req: &FetchRequest, answer: Answer) -> Fetched {
+    let (status, retry_after, body) = match answer {
+        Answer::Http {
             status,
             retry_after,
             body,
         } => (status, retry_after, body),
-        Exchange::Network => return Some(failed(Outcome::Network)),
-        Exchange::Timeout => return Some(failed(Outcome::Timeout)),
-        Exchange::Stopped => return None,
+        Answer::Network => return failed(Outcome::Network),
+        Answer::Timeout => return failed(Outcome::Timeout),
     };
     if !(200..300).contains(&status) {
         let message = body.as_ref().ok().and_then(error_message);
-        return Some(failed(Outcome::Http {
+        return failed(Outcome::Http {
             status,
             retry_after,
             message,
-        }));
+        });
     }
     let Ok(body) = body else {
-        return Some(failed(Outcome::BadBody(
-            "the body is not valid JSON".into(),
-        )));
+        return failed(Outcome::BadBody("the body is not valid JSON".into()));
     };
     let (outcome, rows) = match req.kind {
         RequestKind::Results => results_outcome(&body, conn.row_key.as_deref()),
         RequestKind::Run => (run_outcome(&body), None),
     };
-    Some(Fetched {
+    Fetched {
         outcome,
         rows,
         body,
-    })
+    }
 }
 
 fn failed(outcome: Outcome) -> Fetched {
@@ -94,60 +172,6 @@ fn failed(outcome: Outcome) -> Fetched {
         outcome,
         rows: None,
         body: JsValue::UNDEFINED,
-    }
-}
-
-/// Sends one request with the connection's headers and waits for the JSON body.
-pub async fn exchange(
-    conn: &Connection,
-    method: &str,
-    url: &str,
-    body: Option<&str>,
-    timeout_ms: u32,
-    stop: &StopSwitch,
-) -> Exchange {
-    let controller = AbortOnDrop(AbortController::new());
-    let Some(init) = request_init(conn, method, body, &controller.0) else {
-        return Exchange::Network;
-    };
-    let sent = match &conn.fetch {
-        // `this` is undefined: a bound-less platform fetch (workerd) must not see our object.
-        Some(fetch) => fetch.call2(&JsValue::UNDEFINED, &url.into(), &init),
-        None => global_fetch(url, &init),
-    };
-    let Ok(sent) = sent else {
-        return Exchange::Network;
-    };
-    let token: JsValue = Object::new().into();
-    let (deadline, _timer) = resolve_after(timeout_ms, &token);
-    let response: FetchResponse = match stop.race(&[&sent, &deadline]).await {
-        Settled::Stopped => return Exchange::Stopped,
-        Settled::Value(v) if v == token => return Exchange::Timeout,
-        Settled::Value(v) if v.is_object() => v.unchecked_into(),
-        Settled::Value(_) | Settled::Error(_) => return Exchange::Network,
-    };
-    let Some(status) = response
-        .status()
-        .as_f64()
-        .filter(|s| (100.0..1000.0).contains(s))
-    else {
-        return Exchange::Network;
-    };
-    let retry_after = response.headers().get("Retry-After").ok().flatten();
-    let parsed = match response.json() {
-        Ok(parsing) => stop.race(&[&parsing, &deadline]).await,
-        Err(e) => Settled::Error(e),
-    };
-    let body = match parsed {
-        Settled::Stopped => return Exchange::Stopped,
-        Settled::Value(v) if v == token => return Exchange::Timeout,
-        Settled::Value(v) => Ok(v),
-        Settled::Error(e) => Err(e),
-    };
-    Exchange::Answer {
-        status: status as u16,
-        retry_after,
-        body,
     }
 }
 

@@ -2,8 +2,8 @@
 //! calls the user's callbacks. It never decides policy: retry, cadence and
 //! classification are the engine's and the api's.
 //!
-//! Layers, as in gloo/workers-rs: raw [`bindings`], small wrappers ([`timer`], [`stop`],
-//! [`fetch`], [`body`]), then the exported API ([`poller`], [`step`], [`schedule`]).
+//! Layers, as in gloo/workers-rs: raw [`bindings`], small wrappers ([`wake`], [`timer`], [`stop`],
+//! [`fetch`], [`body`]), the [`driver`] loop, then the exported API ([`poller`], [`step`], [`schedule`]).
 
 mod bindings;
 mod body;
@@ -17,8 +17,8 @@ mod poller;
 mod schedule;
 mod step;
 mod stop;
-mod task;
 mod timer;
+mod wake;
 
 pub use poller::JobPoller;
 pub use schedule::schedule_workflow;

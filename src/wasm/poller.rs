@@ -1,20 +1,20 @@
 //! `JobPoller`: the JS class around one [`Driver`].
 
+use alloc::rc::Rc;
 use alloc::string::String;
 
-use alloc::rc::Rc;
 use core::cell::RefCell;
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::callbacks::Callbacks;
-use super::driver::{now_ms, Driver, Step};
+use super::driver::{now_ms, Driver, End, Mode};
 use super::errors::{config_error, poll_error};
 use super::options::{budgets, common, webhook_event, Reader};
-use super::payloads::{batch, summary};
-use super::stop::StopSwitch;
-use super::task::promise;
+use super::payloads::summary;
+use super::stop::Signal;
+use super::wake::Settle;
 use crate::engine::{ErrorCode, PollError, Poller};
 
 /// Polls one Captain Data run and hands new rows to `onBatch` as they appear.
@@ -22,14 +22,7 @@ use crate::engine::{ErrorCode, PollError, Poller};
 /// See `index.d.ts` for every option and its default.
 #[wasm_bindgen]
 pub struct JobPoller {
-    state: Rc<State>,
-}
-
-struct State {
-    driver: Driver,
-    callbacks: Callbacks,
-    /// The async iterator's hand-off (set by js/extras.js).
-    sink: RefCell<Option<Function>>,
+    driver: Rc<Driver>,
     started: RefCell<Option<Promise>>,
 }
 
@@ -49,89 +42,76 @@ impl JobPoller {
         let callbacks = Callbacks::read(&options)?;
         let engine = Poller::new(common.config, common.cursor.as_deref(), now_ms())
             .map_err(|e| config_error(&e))?;
-        let stop = StopSwitch::new(common.signal);
-        let state = State {
-            driver: Driver::new(engine, common.connection, stop),
+        let mode = Mode::Poller {
             callbacks,
             sink: RefCell::new(None),
-            started: RefCell::new(None),
         };
+        let signal = Signal::new(common.signal);
         Ok(JobPoller {
-            state: Rc::new(state),
+            driver: Rc::new(Driver::new(engine, common.connection, signal, mode)),
+            started: RefCell::new(None),
         })
     }
 
     /// Starts polling (once). Resolves with the summary, rejects with the terminal error.
     pub fn start(&self) -> Promise {
-        if let Some(started) = self.state.started.borrow().as_ref() {
+        if let Some(started) = self.started.borrow().as_ref() {
             return started.clone();
         }
-        self.state.driver.stop.listen();
-        let promise = promise(run(self.state.clone()));
-        self.state.started.replace(Some(promise.clone()));
+        let (promise, settle) = Settle::new();
+        self.started.replace(Some(promise.clone()));
+        self.driver.start(settle);
         promise
     }
 
     /// Stops polling: cancels the timer and the request in flight; `start()` rejects with
     /// `ABORTED`. Idempotent.
     pub fn stop(&self) {
-        self.state.driver.stop.stop();
+        self.driver.stop();
     }
 
     /// Resume token: the position after the last delivered batch. Holds no secret.
     #[wasm_bindgen(getter)]
     pub fn cursor(&self) -> String {
-        self.state.driver.cursor()
+        self.driver.cursor()
     }
 
     /// A relayed Captain Data webhook: stop polling, read the results once more, complete.
     #[wasm_bindgen(js_name = webhookReceived)]
     pub fn webhook_received(&self, payload: JsValue) -> Result<(), JsValue> {
-        let event = webhook_event(&payload, &self.state.driver.job_uid())?;
-        self.state.driver.notify(event);
+        let event = webhook_event(&payload, &self.driver.job_uid())?;
+        self.driver.notify(event);
         Ok(())
     }
 
     /// Internal: the async iterator (js/extras.js) receives each batch here too.
     #[wasm_bindgen(js_name = _setBatchSink)]
     pub fn set_batch_sink(&self, sink: Function) {
-        self.state.sink.replace(Some(sink));
+        self.driver.set_sink(sink);
     }
 }
 
-async fn run(state: Rc<State>) -> Result<JsValue, JsValue> {
-    let driver = &state.driver;
-    let outcome = loop {
-        match driver.next().await {
-            Step::Batch { rows, offset } => {
-                let batch = batch(rows, offset, driver.cursor());
-                let sink = state.sink.borrow().clone();
-                if state
-                    .callbacks
-                    .deliver(&batch, sink.as_ref(), &driver.stop)
-                    .await
-                {
-                    driver.batch_done();
-                }
-            }
-            Step::Status(run) => state.callbacks.notify("onStatus", &run),
-            Step::Complete(done) => break Ok(summary(&done, driver.cursor())),
-            Step::Fail(error) => break Err(terminal_error(&error, &driver.stop)),
-            Step::Yield => {} // only in cron mode (pollStep)
+/// The end of a poller's run: `onComplete` or `onError`, then `start()`'s outcome.
+pub fn finish(driver: &Driver, callbacks: &Callbacks, end: End) -> Result<JsValue, JsValue> {
+    match end {
+        End::Complete(done) => {
+            let done = summary(&done, driver.cursor());
+            callbacks.notify("onComplete", &done);
+            Ok(done)
         }
-    };
-    driver.stop.unlisten();
-    match &outcome {
-        Ok(done) => state.callbacks.notify("onComplete", done),
-        Err(error) => state.callbacks.notify("onError", error),
+        End::Fail(error) => {
+            let error = terminal_error(&error, driver);
+            callbacks.notify("onError", &error);
+            Err(error)
+        }
+        End::Yield => Ok(JsValue::UNDEFINED), // only in cron mode (pollStep)
     }
-    outcome
 }
 
 /// The JS error for a terminal failure; an abort by the signal carries `signal.reason`.
-pub fn terminal_error(error: &PollError, stop: &StopSwitch) -> JsValue {
+pub fn terminal_error(error: &PollError, driver: &Driver) -> JsValue {
     let cause = match error.code {
-        ErrorCode::Aborted => stop.abort_reason(),
+        ErrorCode::Aborted => driver.signal.reason(),
         _ => None,
     };
     poll_error(error, cause)

@@ -3,18 +3,21 @@
 //! Not retried: scheduling is not idempotent, and a retry after a lost answer could
 //! launch the workflow twice.
 
+use alloc::rc::Rc;
 use alloc::string::String;
+
+use core::cell::RefCell;
 
 use js_sys::{Promise, JSON};
 use wasm_bindgen::prelude::*;
 
 use super::body::{error_message, field};
 use super::errors::{config_error, invalid_option, poll_error};
-use super::fetch::{exchange, Exchange};
+use super::fetch::{Answer, Exchange};
 use super::options::{connection, signal, Connection, Reader, DEFAULT_BASE_URL};
 use super::payloads::frozen;
-use super::stop::StopSwitch;
-use super::task::promise;
+use super::stop::Signal;
+use super::wake::{Settle, Waiter, Waker, Woken};
 use crate::api::{classify_http, Disposition};
 use crate::engine::{validate_base_url, validate_path_segment, ErrorCode, PollError};
 use crate::text::{first_chars, push_decimal};
@@ -22,17 +25,26 @@ use crate::text::{first_chars, push_decimal};
 /// Schedules `workflowUid` with `body`; resolves with `{ jobUid, message, workflow }`.
 #[wasm_bindgen(js_name = scheduleWorkflow)]
 pub fn schedule_workflow(connection: JsValue, workflow_uid: JsValue, body: JsValue) -> Promise {
+    let (promise, settle) = Settle::new();
     match prepare(&connection, &workflow_uid, &body) {
-        Ok(request) => promise(send(request)),
-        Err(error) => Promise::reject(&error),
+        Ok(request) => send(request, settle),
+        Err(error) => settle.settle(Err(error)),
     }
+    promise
 }
 
 struct Request {
     connection: Connection,
-    stop: StopSwitch,
+    signal: Signal,
     url: String,
     body: String,
+}
+
+/// The request in flight and the promise `scheduleWorkflow` returned.
+struct Scheduling {
+    exchange: RefCell<Option<Exchange>>,
+    signal: Signal,
+    settle: Settle,
 }
 
 fn prepare(options: &JsValue, workflow_uid: &JsValue, body: &JsValue) -> Result<Request, JsValue> {
@@ -49,42 +61,87 @@ fn prepare(options: &JsValue, workflow_uid: &JsValue, body: &JsValue) -> Result<
     };
     Ok(Request {
         connection: connection(&options, timeout_ms)?,
-        stop: StopSwitch::new(signal(&options)?),
+        signal: Signal::new(signal(&options)?),
         url: base_url + "/workflows/" + &uid + "/schedule",
         body,
     })
 }
 
-async fn send(request: Request) -> Result<JsValue, JsValue> {
+fn send(request: Request, settle: Settle) {
     let Request {
         connection,
-        stop,
+        signal,
         url,
         body,
     } = request;
-    stop.listen();
+    let scheduling = Rc::new(Scheduling {
+        exchange: RefCell::new(None),
+        signal,
+        settle,
+    });
+    let waker = Waker::new(scheduling.clone(), 0);
+    // An aborted signal sends nothing.
+    if !scheduling.signal.listen(&waker) {
+        return scheduling.finish(Err(stopped(&scheduling.signal)));
+    }
     let timeout_ms = connection.timeout_ms;
-    let sent = exchange(&connection, "POST", &url, Some(&body), timeout_ms, &stop).await;
-    stop.unlisten();
-    let (status, body) = match sent {
-        Exchange::Answer { status, body, .. } => (status, body.unwrap_or(JsValue::UNDEFINED)),
-        Exchange::Network => {
+    match Exchange::send(&connection, "POST", &url, Some(&body), timeout_ms, &waker) {
+        Ok(exchange) => drop(scheduling.exchange.replace(Some(exchange))),
+        Err(answer) => scheduling.finish(outcome(answer)),
+    }
+}
+
+impl Scheduling {
+    fn finish(&self, outcome: Result<JsValue, JsValue>) {
+        self.signal.unlisten();
+        self.settle.settle(outcome);
+    }
+}
+
+impl Waiter for Scheduling {
+    fn wake(self: Rc<Self>, wait: u32, woken: Woken, value: JsValue) {
+        let mut slot = self.exchange.borrow_mut();
+        let Some(exchange) = slot.as_mut() else {
+            return; // over
+        };
+        let answer = match woken {
+            Woken::Abort => None,
+            _ => match exchange.advance(woken, value, &Waker::new(self.clone(), wait)) {
+                Some(answer) => Some(answer),
+                None => return, // the body is being read
+            },
+        };
+        // Dropping the exchange aborts the request (if still going) and clears its timeout.
+        drop(slot.take());
+        drop(slot);
+        match answer {
+            Some(answer) => self.finish(outcome(answer)),
+            None => self.finish(Err(stopped(&self.signal))),
+        }
+    }
+}
+
+fn stopped(signal: &Signal) -> JsValue {
+    let error = error(ErrorCode::Aborted, "stopped by the signal", None);
+    poll_error(&error, signal.reason())
+}
+
+fn outcome(answer: Answer) -> Result<JsValue, JsValue> {
+    let (status, body) = match answer {
+        Answer::Http { status, body, .. } => (status, body.unwrap_or(JsValue::UNDEFINED)),
+        Answer::Network => {
             return Err(failure(
                 ErrorCode::RetriesExhausted,
                 "network error (scheduling is not retried)",
                 None,
             ))
         }
-        Exchange::Timeout => {
+        Answer::Timeout => {
             return Err(failure(
                 ErrorCode::Timeout,
                 "no answer within timeoutMs",
                 None,
             ))
-        }
-        Exchange::Stopped => {
-            let error = error(ErrorCode::Aborted, "stopped by the signal", None);
-            return Err(poll_error(&error, stop.abort_reason()));
         }
     };
     let message = error_message(&body);

@@ -1,16 +1,20 @@
 //! `pollStep`: one bounded round for a cron tick (Cloudflare Workers and the like).
 
+use alloc::rc::Rc;
+
+use core::cell::RefCell;
+
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::driver::{now_ms, Driver, Step};
+use super::driver::{now_ms, Driver, End, Mode};
 use super::errors::config_error;
 use super::options::{budgets, common, webhook_event, Reader};
 use super::payloads::frozen;
 use super::poller::terminal_error;
-use super::stop::StopSwitch;
-use super::task::promise;
-use crate::engine::{Event, Poller};
+use super::stop::Signal;
+use super::wake::Settle;
+use crate::engine::Poller;
 
 /// Default `maxRequests` of a step: the free Workers plan allows 50 subrequests.
 const STEP_MAX_REQUESTS: u32 = 50;
@@ -22,12 +26,16 @@ const STEP_DEADLINE_MS: u64 = 25_000;
 #[wasm_bindgen(js_name = pollStep)]
 pub fn poll_step(options: JsValue) -> Promise {
     match prepare(&options) {
-        Ok((driver, webhook)) => promise(step(driver, webhook)),
+        Ok(driver) => {
+            let (promise, settle) = Settle::new();
+            driver.start(settle);
+            promise
+        }
         Err(error) => Promise::reject(&error),
     }
 }
 
-fn prepare(options: &JsValue) -> Result<(Driver, Option<Event>), JsValue> {
+fn prepare(options: &JsValue) -> Result<Rc<Driver>, JsValue> {
     let options = Reader::new(options, "options")?;
     let mut common = common(&options)?;
     let config = &mut common.config;
@@ -42,32 +50,25 @@ fn prepare(options: &JsValue) -> Result<(Driver, Option<Event>), JsValue> {
     };
     let engine = Poller::new(common.config, common.cursor.as_deref(), now_ms())
         .map_err(|e| config_error(&e))?;
-    let stop = StopSwitch::new(common.signal);
-    stop.listen();
-    Ok((Driver::new(engine, common.connection, stop), webhook))
-}
-
-async fn step(driver: Driver, webhook: Option<Event>) -> Result<JsValue, JsValue> {
+    let mode = Mode::Step(RefCell::new(Array::new()));
+    let signal = Signal::new(common.signal);
+    let driver = Rc::new(Driver::new(engine, common.connection, signal, mode));
     if let Some(event) = webhook {
         driver.notify(event);
     }
-    let mut results = Array::new();
-    let (done, status, error) = loop {
-        match driver.next().await {
-            Step::Batch { rows, .. } => {
-                results = results.concat(&rows);
-                driver.batch_done();
-            }
-            Step::Status(_) => {}
-            Step::Yield => break (false, driver.last_status(), JsValue::UNDEFINED),
-            Step::Complete(summary) => break (true, Some(summary.status), JsValue::UNDEFINED),
-            Step::Fail(e) => {
-                let error = terminal_error(&e, &driver.stop);
-                break (true, e.run_status.or_else(|| driver.last_status()), error);
-            }
+    Ok(driver)
+}
+
+/// The end of a round: `{ results, cursor, status, done, error?, requests }`.
+pub fn finish(driver: &Driver, results: &Array, end: End) -> Result<JsValue, JsValue> {
+    let (done, status, error) = match end {
+        End::Yield => (false, driver.last_status(), JsValue::UNDEFINED),
+        End::Complete(summary) => (true, Some(summary.status), JsValue::UNDEFINED),
+        End::Fail(e) => {
+            let error = terminal_error(&e, driver);
+            (true, e.run_status.or_else(|| driver.last_status()), error)
         }
     };
-    driver.stop.unlisten();
     Ok(frozen(&[
         ("results", results.into()),
         ("cursor", driver.cursor().into()),

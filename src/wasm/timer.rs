@@ -1,6 +1,6 @@
 //! A timer that clears itself when dropped: cancelling a sleep is dropping its guard.
 
-use js_sys::{Function, Promise};
+use js_sys::Function;
 use wasm_bindgen::JsValue;
 
 use super::bindings::{clear_timeout, set_timeout};
@@ -14,18 +14,16 @@ pub struct Timeout {
     id: JsValue,
 }
 
+impl Timeout {
+    /// Calls `handler` after `ms` (capped at [`MAX_DELAY_MS`]).
+    pub fn arm(ms: u32, handler: &Function) -> Timeout {
+        let id = set_timeout(handler, ms.min(MAX_DELAY_MS) as i32);
+        Timeout { id }
+    }
+}
+
 impl Drop for Timeout {
     fn drop(&mut self) {
         clear_timeout(&self.id);
     }
-}
-
-/// A promise that resolves with `token` after `ms`, and the guard that cancels it.
-pub fn resolve_after(ms: u32, token: &JsValue) -> (Promise, Timeout) {
-    let mut id = JsValue::UNDEFINED;
-    let ms = ms.min(MAX_DELAY_MS) as i32;
-    let promise = Promise::new(&mut |resolve: Function, _reject: Function| {
-        id = set_timeout(&resolve, ms, token);
-    });
-    (promise, Timeout { id })
 }
