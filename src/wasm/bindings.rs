@@ -1,12 +1,15 @@
-//! Raw bindings to the JS globals the glue uses.
+//! Raw bindings to the JS globals the glue uses, and structural access to JS objects.
 //!
 //! Everything is bound on the global object (never `window`), so the same module runs in
-//! pages, Web Workers, Node and workerd. Members are structural: a fake `fetch` in a test
-//! may return any object shaped like a `Response`.
+//! pages, Web Workers, Node and workerd. Members of platform objects (`Response`,
+//! `AbortSignal`, `Headers`…) are read and called structurally through [`get`] and
+//! [`call`] rather than bound one by one: each binding is a function in the generated JS
+//! and an import in the wasm, and a fake `fetch` in a test may return any object shaped
+//! like a `Response` anyway.
 
 use alloc::string::String;
 
-use js_sys::{Function, Object, Promise};
+use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -33,32 +36,16 @@ extern "C" {
 
     /// `Promise.resolve(value)`: a promise that adopts a thenable.
     #[wasm_bindgen(js_namespace = Promise, js_name = resolve)]
-    pub fn promise_resolve(value: &JsValue) -> Thenable;
+    pub fn promise_resolve(value: &JsValue) -> JsValue;
 
-    /// A promise, as far as the glue uses one.
-    pub type Thenable;
-    #[wasm_bindgen(method)]
-    pub fn then(this: &Thenable, on_resolved: &Function, on_rejected: &Function);
-
-    /// `AbortController`, one per request.
+    /// `new AbortController()`, one per request.
+    #[wasm_bindgen(js_name = AbortController)]
     pub type AbortController;
-    #[wasm_bindgen(constructor)]
+    #[wasm_bindgen(constructor, js_class = AbortController)]
     pub fn new() -> AbortController;
-    #[wasm_bindgen(method, getter)]
-    pub fn signal(this: &AbortController) -> AbortSignal;
-    #[wasm_bindgen(method)]
-    pub fn abort(this: &AbortController);
 
-    /// A user's `AbortSignal`.
+    /// A user's `AbortSignal` (bound for the `instanceof` check of the option).
     pub type AbortSignal;
-    #[wasm_bindgen(method, getter)]
-    pub fn aborted(this: &AbortSignal) -> bool;
-    #[wasm_bindgen(method, getter)]
-    pub fn reason(this: &AbortSignal) -> JsValue;
-    #[wasm_bindgen(method, js_name = addEventListener)]
-    pub fn add_event_listener(this: &AbortSignal, kind: &str, listener: &Function);
-    #[wasm_bindgen(method, js_name = removeEventListener)]
-    pub fn remove_event_listener(this: &AbortSignal, kind: &str, listener: &Function);
 
     /// `new Headers(init)`: accepts an object, an array of pairs or another `Headers`.
     #[wasm_bindgen(js_name = Headers)]
@@ -66,20 +53,20 @@ extern "C" {
     pub type Headers;
     #[wasm_bindgen(constructor, catch, js_class = Headers)]
     pub fn new(init: &JsValue) -> Result<Headers, JsValue>;
-    #[wasm_bindgen(method, catch, js_class = Headers)]
-    pub fn set(this: &Headers, name: &str, value: &str) -> Result<(), JsValue>;
+}
 
-    /// What `fetch` resolves with; read structurally.
-    pub type FetchResponse;
-    #[wasm_bindgen(method, getter)]
-    pub fn status(this: &FetchResponse) -> JsValue;
-    #[wasm_bindgen(method, getter)]
-    pub fn headers(this: &FetchResponse) -> ResponseHeaders;
-    #[wasm_bindgen(method, catch)]
-    pub fn json(this: &FetchResponse) -> Result<Promise, JsValue>;
+/// `target[key]`; `undefined` when `target` is not an object or the getter threw.
+pub fn get(target: &JsValue, key: &str) -> JsValue {
+    if !target.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(target, &key.into()).unwrap_or(JsValue::UNDEFINED)
+}
 
-    /// `response.headers`.
-    pub type ResponseHeaders;
-    #[wasm_bindgen(method, catch)]
-    pub fn get(this: &ResponseHeaders, name: &str) -> Result<Option<String>, JsValue>;
+/// `target[method](a, b)`; `Err` with what it threw (or a `TypeError` when there is no
+/// such method). Extra `undefined` arguments are ignored by every method called this way.
+pub fn call(target: &JsValue, method: &str, a: &JsValue, b: &JsValue) -> Result<JsValue, JsValue> {
+    get(target, method)
+        .unchecked_into::<Function>()
+        .call2(target, a, b)
 }

@@ -7,40 +7,35 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use js_sys::{Array, Reflect};
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
-use super::bindings::js_string;
+use super::bindings::{get as field, js_string};
 use crate::api::{Outcome, Page, RunInfo};
 
-/// `body[key]`, `undefined` when `body` is not an object.
-pub fn field(body: &JsValue, key: &str) -> JsValue {
-    if !body.is_object() {
-        return JsValue::UNDEFINED;
-    }
-    Reflect::get(body, &key.into()).unwrap_or(JsValue::UNDEFINED)
-}
-
 /// A 2xx results body: `results` must be an array and `paging` an object.
-pub fn results_outcome(body: &JsValue, row_key: Option<&str>) -> (Outcome, Option<Array>) {
-    let Ok(rows) = field(body, "results").dyn_into::<Array>() else {
+pub fn results_outcome(body: &JsValue, row_key: Option<&str>) -> (Outcome, Option<JsValue>) {
+    let rows = field(body, "results");
+    if !Array::is_array(&rows) {
         return (bad("the results body has no `results` array"), None);
-    };
+    }
     let paging = field(body, "paging");
     if !paging.is_object() {
         return (bad("the results body has no `paging` object"), None);
     }
+    let len = field(&rows, "length").as_f64().unwrap_or(0.0) as usize;
     let page = Page {
-        len: rows.length() as usize,
+        len,
         has_next_page: field(&paging, "have_next_page").as_bool() == Some(true),
         next: field(&paging, "next").as_string(),
-        keys: row_key.map(|key| row_keys(&rows, key)),
+        keys: row_key.map(|key| row_keys(&rows, len, key)),
     };
     (Outcome::Results(page), Some(rows))
 }
 
-fn row_keys(rows: &Array, key: &str) -> Vec<String> {
-    rows.iter()
-        .map(|row| js_string(&field(&row, key)).unwrap_or_default())
+fn row_keys(rows: &JsValue, len: usize, key: &str) -> Vec<String> {
+    let row = |i: usize| Reflect::get(rows, &(i as f64).into()).unwrap_or_default();
+    (0..len)
+        .map(|i| js_string(&field(&row(i), key)).unwrap_or_default())
         .collect()
 }
 

@@ -78,7 +78,7 @@ impl Waiter for Reporter {
 }
 
 fn is_thenable(value: &JsValue) -> bool {
-    (value.is_object() || value.is_function()) && super::body::field(value, "then").is_function()
+    (value.is_object() || value.is_function()) && super::bindings::get(value, "then").is_function()
 }
 
 /// Hands a callback's failure to `reporter`, or to `console.error` when there is none

@@ -15,9 +15,10 @@ use alloc::string::String;
 
 use core::cell::{Cell, RefCell};
 
-use js_sys::{Array, Date, Function};
+use js_sys::{Array, Date, Function, Reflect};
 use wasm_bindgen::JsValue;
 
+use super::bindings::{call, get};
 use super::callbacks::{report, Callbacks};
 use super::fetch::{fetched, Answer, Exchange};
 use super::options::Connection;
@@ -38,8 +39,8 @@ pub enum Mode {
         /// The async iterator's hand-off (set by js/extras.js).
         sink: RefCell<Option<Function>>,
     },
-    /// `pollStep`: the round's rows, returned when it ends.
-    Step(RefCell<Array>),
+    /// `pollStep`: the round's batches of rows (an array of arrays), returned when it ends.
+    Step(Array),
 }
 
 /// How the loop ended.
@@ -83,7 +84,7 @@ pub struct Driver {
     /// The engine was told.
     stop_sent: Cell<bool>,
     settle: RefCell<Option<Settle>>,
-    rows: RefCell<Array>,
+    rows: RefCell<JsValue>,
     run_body: RefCell<JsValue>,
 }
 
@@ -105,7 +106,7 @@ impl Driver {
             stopped: Cell::new(false),
             stop_sent: Cell::new(false),
             settle: RefCell::new(None),
-            rows: RefCell::new(Array::new()),
+            rows: RefCell::new(JsValue::UNDEFINED),
             run_body: RefCell::new(JsValue::UNDEFINED),
         }
     }
@@ -162,7 +163,7 @@ impl Driver {
 
     /// `status` of the last run body read, if any.
     pub fn last_status(&self) -> Option<String> {
-        super::body::field(&self.run_body.borrow(), "status").as_string()
+        get(&self.run_body.borrow(), "status").as_string()
     }
 
     fn handle(&self, event: Event) {
@@ -256,12 +257,12 @@ impl Driver {
 
     /// Hands `results[start..end]` of the latest results to the receivers.
     fn emit(self: &Rc<Self>, start: usize, end: usize, offset: u64) -> Option<Wait> {
-        let rows = self.rows.borrow().slice(start as u32, end as u32);
+        let (start, end) = ((start as f64).into(), (end as f64).into());
+        let rows = call(&self.rows.borrow(), "slice", &start, &end).unwrap_or_default();
         match &self.mode {
             Mode::Poller { .. } => self.deliver(batch(rows, offset, self.cursor()), 0),
-            Mode::Step(results) => {
-                let all = results.borrow().concat(&rows);
-                results.replace(all);
+            Mode::Step(batches) => {
+                let _ = Reflect::set(batches, &get(batches, "length"), &rows);
                 self.handle(Event::BatchDone);
                 None
             }
@@ -296,7 +297,7 @@ impl Driver {
         self.signal.unlisten();
         let outcome = match &self.mode {
             Mode::Poller { callbacks, .. } => poller::finish(self, callbacks, end),
-            Mode::Step(results) => step::finish(self, &results.borrow(), end),
+            Mode::Step(batches) => step::finish(self, batches, end),
         };
         if let Some(settle) = self.settle.take() {
             settle.settle(outcome);

@@ -40,7 +40,7 @@ pub fn type_error(message: &str) -> JsValue {
 /// and, when a signal aborted the run, `cause = signal.reason`.
 pub fn poll_error(error: &PollError, cause: Option<JsValue>) -> JsValue {
     let js = Error::new(&error.message);
-    js.set_name("CaptainDataError");
+    set(&js, "name", &"CaptainDataError".into());
     set(&js, "code", &error.code.as_str().into());
     if let Some(status) = error.http_status {
         set(&js, "status", &status.into());

@@ -7,10 +7,10 @@
 
 use alloc::string::String;
 
-use js_sys::{Array, Object, Reflect};
-use wasm_bindgen::{JsCast, JsValue};
+use js_sys::{Object, Reflect};
+use wasm_bindgen::JsValue;
 
-use super::bindings::{global_fetch, AbortController, FetchResponse, Headers};
+use super::bindings::{call, get, global_fetch, AbortController, Headers};
 use super::body::{error_message, results_outcome, run_outcome};
 use super::options::Connection;
 use super::timer::Timeout;
@@ -45,7 +45,12 @@ pub struct Exchange {
 
 impl Drop for Exchange {
     fn drop(&mut self) {
-        self.controller.abort();
+        let _ = call(
+            &self.controller,
+            "abort",
+            &JsValue::UNDEFINED,
+            &JsValue::UNDEFINED,
+        );
     }
 }
 
@@ -97,19 +102,18 @@ impl Exchange {
     }
 
     fn on_response(&mut self, response: Result<JsValue, JsValue>, waker: &Waker) -> Option<Answer> {
-        let Ok(response) = response.map(JsCast::unchecked_into::<FetchResponse>) else {
+        let Ok(response) = response else {
             return Some(Answer::Network);
         };
-        let status = match response.is_object() {
-            true => response.status().as_f64(),
-            false => None,
-        };
+        let status = get(&response, "status").as_f64();
         let Some(status) = status.filter(|s| (100.0..1000.0).contains(s)) else {
             return Some(Answer::Network);
         };
         let status = status as u16;
-        let retry_after = response.headers().get("Retry-After").ok().flatten();
-        match response.json() {
+        let headers = get(&response, "headers");
+        let retry_after = call(&headers, "get", &"Retry-After".into(), &JsValue::UNDEFINED);
+        let retry_after = retry_after.ok().and_then(|v| v.as_string());
+        match call(&response, "json", &JsValue::UNDEFINED, &JsValue::UNDEFINED) {
             Ok(parsing) => {
                 waker.on_settle(&parsing);
                 self.head = Some((status, retry_after));
@@ -129,7 +133,7 @@ pub struct Fetched {
     /// What the engine is told.
     pub outcome: Outcome,
     /// The `results` array of a good results body.
-    pub rows: Option<Array>,
+    pub rows: Option<JsValue>,
     /// The parsed body (a run body feeds `onStatus`).
     pub body: JsValue,
 }
@@ -186,7 +190,8 @@ fn request_init(
         // A copy, so the shared headers never carry a body's content type.
         Some(_) => {
             let headers = Headers::new(&conn.headers).ok()?;
-            headers.set("Content-Type", "application/json").ok()?;
+            let (name, value) = ("Content-Type".into(), "application/json".into());
+            call(&headers, "set", &name, &value).ok()?;
             headers.into()
         }
         None => conn.headers.clone().into(),
@@ -194,7 +199,7 @@ fn request_init(
     let set = |key: &str, value: &JsValue| Reflect::set(&init, &key.into(), value).is_ok();
     let ok = set("method", &method.into())
         && set("headers", &headers)
-        && set("signal", &controller.signal())
+        && set("signal", &get(controller, "signal"))
         && body.map_or(true, |b| set("body", &b.into()));
     ok.then_some(init)
 }

@@ -8,7 +8,7 @@ use alloc::string::String;
 use js_sys::{Function, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::bindings::{AbortSignal, Headers};
+use super::bindings::{call, AbortSignal, Headers};
 use super::errors::{config_error, invalid_option, type_error};
 use crate::engine::{Config, Event, RetryPolicy};
 
@@ -109,10 +109,10 @@ impl<'a> Reader<'a> {
         if value.is_undefined() {
             return Ok(None);
         }
-        value
-            .dyn_into::<Function>()
-            .map(Some)
-            .map_err(|value| invalid_option(name, "a function", &value))
+        match value.is_function() {
+            true => Ok(Some(value.unchecked_into())),
+            false => Err(invalid_option(name, "a function", &value)),
+        }
     }
 }
 
@@ -184,14 +184,12 @@ fn headers(options: &Reader) -> Result<Headers, JsValue> {
     // Set after the user's headers: the documented credentials win over a stray copy.
     if let Some(key) = options.string("apiKey")? {
         let value = String::from("x-api-key ") + &key;
-        headers
-            .set("Authorization", &value)
-            .map_err(invalid_api_key)?;
+        call(&headers, "set", &"Authorization".into(), &value.into()).map_err(invalid_api_key)?;
     }
     if let Some(project) = options.string("projectId")? {
-        headers
-            .set("x-project-id", &project)
-            .map_err(|_| invalid_option("projectId", "a valid header value", &project.into()))?;
+        let project = JsValue::from(project);
+        call(&headers, "set", &"x-project-id".into(), &project)
+            .map_err(|_| invalid_option("projectId", "a valid header value", &project))?;
     }
     Ok(headers)
 }

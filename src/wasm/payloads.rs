@@ -2,10 +2,10 @@
 
 use alloc::string::String;
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Object, Reflect};
 use wasm_bindgen::JsValue;
 
-use super::body::field;
+use super::bindings::get as field;
 use crate::api::RunInfo;
 use crate::engine::Summary;
 
@@ -27,9 +27,9 @@ fn number(n: u64) -> JsValue {
 }
 
 /// `onBatch`'s argument: `{ results, offset, cursor }`.
-pub fn batch(rows: Array, offset: u64, cursor: String) -> JsValue {
+pub fn batch(rows: JsValue, offset: u64, cursor: String) -> JsValue {
     frozen(&[
-        ("results", rows.into()),
+        ("results", rows),
         ("offset", number(offset)),
         ("cursor", cursor.into()),
     ])

@@ -11,7 +11,8 @@ use core::cell::RefCell;
 use js_sys::{Promise, JSON};
 use wasm_bindgen::prelude::*;
 
-use super::body::{error_message, field};
+use super::bindings::get as field;
+use super::body::error_message;
 use super::errors::{config_error, invalid_option, poll_error};
 use super::fetch::{Answer, Exchange};
 use super::options::{connection, signal, Connection, Reader, DEFAULT_BASE_URL};

@@ -2,11 +2,10 @@
 
 use alloc::rc::Rc;
 
-use core::cell::RefCell;
-
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
+use super::bindings::call;
 use super::driver::{now_ms, Driver, End, Mode};
 use super::errors::config_error;
 use super::options::{budgets, common, webhook_event, Reader};
@@ -25,14 +24,12 @@ const STEP_DEADLINE_MS: u64 = 25_000;
 /// A terminal failure is in `error` (a `CaptainDataError`); only invalid options reject.
 #[wasm_bindgen(js_name = pollStep)]
 pub fn poll_step(options: JsValue) -> Promise {
+    let (promise, settle) = Settle::new();
     match prepare(&options) {
-        Ok(driver) => {
-            let (promise, settle) = Settle::new();
-            driver.start(settle);
-            promise
-        }
-        Err(error) => Promise::reject(&error),
+        Ok(driver) => driver.start(settle),
+        Err(error) => settle.settle(Err(error)),
     }
+    promise
 }
 
 fn prepare(options: &JsValue) -> Result<Rc<Driver>, JsValue> {
@@ -50,7 +47,7 @@ fn prepare(options: &JsValue) -> Result<Rc<Driver>, JsValue> {
     };
     let engine = Poller::new(common.config, common.cursor.as_deref(), now_ms())
         .map_err(|e| config_error(&e))?;
-    let mode = Mode::Step(RefCell::new(Array::new()));
+    let mode = Mode::Step(Array::new());
     let signal = Signal::new(common.signal);
     let driver = Rc::new(Driver::new(engine, common.connection, signal, mode));
     if let Some(event) = webhook {
@@ -60,7 +57,7 @@ fn prepare(options: &JsValue) -> Result<Rc<Driver>, JsValue> {
 }
 
 /// The end of a round: `{ results, cursor, status, done, error?, requests }`.
-pub fn finish(driver: &Driver, results: &Array, end: End) -> Result<JsValue, JsValue> {
+pub fn finish(driver: &Driver, batches: &Array, end: End) -> Result<JsValue, JsValue> {
     let (done, status, error) = match end {
         End::Yield => (false, driver.last_status(), JsValue::UNDEFINED),
         End::Complete(summary) => (true, Some(summary.status), JsValue::UNDEFINED),
@@ -70,7 +67,10 @@ pub fn finish(driver: &Driver, results: &Array, end: End) -> Result<JsValue, JsV
         }
     };
     Ok(frozen(&[
-        ("results", results.into()),
+        (
+            "results",
+            call(batches, "flat", &JsValue::UNDEFINED, &JsValue::UNDEFINED).unwrap_or_default(),
+        ),
         ("cursor", driver.cursor().into()),
         ("status", status.as_deref().unwrap_or("unknown").into()),
         ("done", done.into()),

@@ -6,7 +6,7 @@ use core::cell::RefCell;
 use js_sys::Function;
 use wasm_bindgen::JsValue;
 
-use super::bindings::AbortSignal;
+use super::bindings::{call, get, AbortSignal};
 use super::wake::{Waker, Woken};
 
 /// An optional signal and the listener registered on it.
@@ -27,7 +27,7 @@ impl Signal {
     /// The signal's `reason` when it has aborted.
     pub fn reason(&self) -> Option<JsValue> {
         let signal = self.signal.as_ref()?;
-        signal.aborted().then(|| signal.reason())
+        aborted(signal).then(|| get(signal, "reason"))
     }
 
     /// Wakes `waker`'s target with [`Woken::Abort`] when the signal aborts. False (and no
@@ -36,11 +36,11 @@ impl Signal {
         let Some(signal) = &self.signal else {
             return true;
         };
-        if signal.aborted() {
+        if aborted(signal) {
             return false;
         }
         let listener = waker.callback(Woken::Abort);
-        signal.add_event_listener("abort", &listener);
+        let _ = call(signal, "addEventListener", &"abort".into(), &listener);
         self.listener.replace(Some(listener));
         true
     }
@@ -48,7 +48,11 @@ impl Signal {
     /// Removes the listener, so a long-lived shared signal keeps nothing of ours alive.
     pub fn unlisten(&self) {
         if let (Some(signal), Some(listener)) = (&self.signal, self.listener.take()) {
-            signal.remove_event_listener("abort", &listener);
+            let _ = call(signal, "removeEventListener", &"abort".into(), &listener);
         }
     }
+}
+
+fn aborted(signal: &AbortSignal) -> bool {
+    get(signal, "aborted").as_bool() == Some(true)
 }

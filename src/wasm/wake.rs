@@ -12,7 +12,7 @@ use js_sys::{Function, Promise};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::bindings::promise_resolve;
+use super::bindings::{call, promise_resolve};
 use super::timer::Timeout;
 
 /// What called back.
@@ -58,10 +58,11 @@ impl Waker {
     /// Wake with `Resolved`/`Rejected` when `value` settles (a thenable is adopted, any
     /// other value resolves on the next microtask).
     pub fn on_settle(&self, value: &JsValue) {
-        promise_resolve(value).then(
-            &self.callback(Woken::Resolved),
-            &self.callback(Woken::Rejected),
+        let (resolved, rejected) = (
+            self.callback(Woken::Resolved),
+            self.callback(Woken::Rejected),
         );
+        let _ = call(&promise_resolve(value), "then", &resolved, &rejected);
     }
 
     /// Wake with `Timer` after `ms`; dropping the guard cancels it.
