@@ -38,6 +38,12 @@ extern "C" {
     #[wasm_bindgen(js_namespace = Promise, js_name = resolve)]
     pub fn promise_resolve(value: &JsValue) -> JsValue;
 
+    /// `new Promise(executor)`.
+    #[wasm_bindgen(js_name = Promise)]
+    pub type NewPromise;
+    #[wasm_bindgen(constructor, js_class = Promise)]
+    pub fn new(executor: &Function) -> NewPromise;
+
     /// `new AbortController()`, one per request.
     #[wasm_bindgen(js_name = AbortController)]
     pub type AbortController;
@@ -55,9 +61,10 @@ extern "C" {
     pub fn new(init: &JsValue) -> Result<Headers, JsValue>;
 }
 
-/// `target[key]`; `undefined` when `target` is not an object or the getter threw.
+/// `target[key]`; `undefined` when `target` is neither an object nor a function, or the
+/// getter threw.
 pub fn get(target: &JsValue, key: &str) -> JsValue {
-    if !target.is_object() {
+    if !target.is_object() && !target.is_function() {
         return JsValue::UNDEFINED;
     }
     Reflect::get(target, &key.into()).unwrap_or(JsValue::UNDEFINED)

@@ -78,7 +78,8 @@ impl Waiter for Reporter {
 }
 
 fn is_thenable(value: &JsValue) -> bool {
-    (value.is_object() || value.is_function()) && super::bindings::get(value, "then").is_function()
+    // Only objects are awaited: a function with a `then` member is returned as is.
+    value.is_object() && super::bindings::get(value, "then").is_function()
 }
 
 /// Hands a callback's failure to `reporter`, or to `console.error` when there is none

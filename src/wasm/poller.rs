@@ -17,19 +17,23 @@ use super::stop::Signal;
 use super::wake::Settle;
 use crate::engine::{ErrorCode, PollError, Poller};
 
-/// Polls one Captain Data run and hands new rows to `onBatch` as they appear.
-///
-/// See `index.d.ts` for every option and its default.
+// Polls one Captain Data run and hands new rows to `onBatch` as they appear.
+//
+// The exported items are documented in index.d.ts, the JS API's reference, and use plain
+// comments here: wasm-bindgen would copy doc comments (and JSDoc tags, hence `skip_jsdoc`)
+// into the generated JS that every user downloads.
+#[allow(missing_docs)]
 #[wasm_bindgen]
 pub struct JobPoller {
     driver: Rc<Driver>,
     started: RefCell<Option<Promise>>,
 }
 
+#[allow(missing_docs)]
 #[wasm_bindgen]
 impl JobPoller {
-    /// Validates the options; throws a `TypeError` naming the first bad one.
-    #[wasm_bindgen(constructor)]
+    // Validates the options; throws a `TypeError` naming the first bad one.
+    #[wasm_bindgen(constructor, skip_jsdoc)]
     pub fn new(options: JsValue) -> Result<JobPoller, JsValue> {
         let options = Reader::new(&options, "options")?;
         let mut common = common(&options)?;
@@ -53,7 +57,8 @@ impl JobPoller {
         })
     }
 
-    /// Starts polling (once). Resolves with the summary, rejects with the terminal error.
+    // Starts polling (once). Resolves with the summary, rejects with the terminal error.
+    #[wasm_bindgen(skip_jsdoc)]
     pub fn start(&self) -> Promise {
         if let Some(started) = self.started.borrow().as_ref() {
             return started.clone();
@@ -64,28 +69,29 @@ impl JobPoller {
         promise
     }
 
-    /// Stops polling: cancels the timer and the request in flight; `start()` rejects with
-    /// `ABORTED`. Idempotent.
+    // Stops polling: cancels the timer and the request in flight; `start()` rejects with
+    // `ABORTED`. Idempotent.
+    #[wasm_bindgen(skip_jsdoc)]
     pub fn stop(&self) {
         self.driver.stop();
     }
 
-    /// Resume token: the position after the last delivered batch. Holds no secret.
-    #[wasm_bindgen(getter)]
+    // Resume token: the position after the last delivered batch. Holds no secret.
+    #[wasm_bindgen(getter, skip_jsdoc)]
     pub fn cursor(&self) -> String {
         self.driver.cursor()
     }
 
-    /// A relayed Captain Data webhook: stop polling, read the results once more, complete.
-    #[wasm_bindgen(js_name = webhookReceived)]
+    // A relayed Captain Data webhook: stop polling, read the results once more, complete.
+    #[wasm_bindgen(js_name = webhookReceived, skip_jsdoc)]
     pub fn webhook_received(&self, payload: JsValue) -> Result<(), JsValue> {
         let event = webhook_event(&payload, &self.driver.job_uid())?;
         self.driver.notify(event);
         Ok(())
     }
 
-    /// Internal: the async iterator (js/extras.js) receives each batch here too.
-    #[wasm_bindgen(js_name = _setBatchSink)]
+    // Internal: the async iterator (js/extras.js) receives each batch here too.
+    #[wasm_bindgen(js_name = _setBatchSink, skip_jsdoc)]
     pub fn set_batch_sink(&self, sink: Function) {
         self.driver.set_sink(sink);
     }

@@ -23,8 +23,10 @@ use crate::api::{classify_http, Disposition};
 use crate::engine::{validate_base_url, validate_path_segment, ErrorCode, PollError};
 use crate::text::{first_chars, push_decimal};
 
-/// Schedules `workflowUid` with `body`; resolves with `{ jobUid, message, workflow }`.
-#[wasm_bindgen(js_name = scheduleWorkflow)]
+// Schedules `workflowUid` with `body`; resolves with `{ jobUid, message, workflow }`.
+// Documented in index.d.ts (see `JobPoller` for why not here).
+#[allow(missing_docs)]
+#[wasm_bindgen(js_name = scheduleWorkflow, skip_jsdoc)]
 pub fn schedule_workflow(connection: JsValue, workflow_uid: JsValue, body: JsValue) -> Promise {
     let (promise, settle) = Settle::new();
     match prepare(&connection, &workflow_uid, &body) {

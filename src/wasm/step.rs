@@ -20,9 +20,11 @@ const STEP_MAX_REQUESTS: u32 = 50;
 /// Default `deadlineMs`: well inside a Worker's 30 s wall-clock limit.
 const STEP_DEADLINE_MS: u64 = 25_000;
 
-/// One bounded round: resolves with `{ results, cursor, status, done, error?, requests }`.
-/// A terminal failure is in `error` (a `CaptainDataError`); only invalid options reject.
-#[wasm_bindgen(js_name = pollStep)]
+// One bounded round: resolves with `{ results, cursor, status, done, error?, requests }`.
+// A terminal failure is in `error` (a `CaptainDataError`); only invalid options reject.
+// Documented in index.d.ts (see `JobPoller` for why not here).
+#[allow(missing_docs)]
+#[wasm_bindgen(js_name = pollStep, skip_jsdoc)]
 pub fn poll_step(options: JsValue) -> Promise {
     let (promise, settle) = Settle::new();
     match prepare(&options) {

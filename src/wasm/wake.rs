@@ -8,11 +8,11 @@
 
 use alloc::rc::Rc;
 
-use js_sys::{Function, Promise};
+use js_sys::{Array, Function, Promise};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::bindings::{call, promise_resolve};
+use super::bindings::{call, get, promise_resolve, NewPromise};
 use super::timer::Timeout;
 
 /// What called back.
@@ -80,14 +80,14 @@ pub struct Settle {
 impl Settle {
     /// A pending promise and the ends that settle it.
     pub fn new() -> (Promise, Settle) {
-        let mut ends = None;
-        let promise = Promise::new(&mut |resolve, reject| ends = Some((resolve, reject)));
-        // The executor runs synchronously, so the ends are always there.
-        let (resolve, reject) = ends.unwrap_or_else(|| {
-            let noop: Function = JsValue::UNDEFINED.unchecked_into();
-            (noop.clone(), noop)
-        });
-        (promise, Settle { resolve, reject })
+        // The executor is `ends.push` bound to `ends` (and a first `undefined`): it collects
+        // `resolve` and `reject` synchronously, without a Rust closure.
+        let ends = Array::new();
+        let collect = call(&get(&ends, "push"), "bind", &ends, &JsValue::UNDEFINED);
+        let promise = NewPromise::new(&collect.unwrap_or_default().unchecked_into());
+        let resolve = get(&ends, "1").unchecked_into();
+        let reject = get(&ends, "2").unchecked_into();
+        (promise.unchecked_into(), Settle { resolve, reject })
     }
 
     /// Resolves with `Ok`, rejects with `Err`.
