@@ -80,8 +80,9 @@ pub struct Settle {
 impl Settle {
     /// A pending promise and the ends that settle it.
     pub fn new() -> (Promise, Settle) {
-        // The executor is `ends.push` bound to `ends` (and a first `undefined`): it collects
-        // `resolve` and `reject` synchronously, without a Rust closure.
+        // `new Promise(ends.push.bind(ends, undefined))`: the executor pushes `resolve` and
+        // `reject` after the bound `undefined` (at 1 and 2), synchronously. A Rust closure as
+        // executor would cost its own closure kind (and shim) in the wasm and the JS glue.
         let ends = Array::new();
         let collect = call(&get(&ends, "push"), "bind", &ends, &JsValue::UNDEFINED);
         let promise = NewPromise::new(&collect.unwrap_or_default().unchecked_into());
