@@ -186,6 +186,11 @@ impl Poller {
             return self.terminate(Action::Fail(error));
         }
         if let Some(action) = s.outbox.pop_front() {
+            if s.outbox.is_empty() {
+                // Its buffer (room for a few actions) would otherwise stay allocated for the
+                // whole life of the poller, most of it asleep: give it back (fleet memory).
+                s.outbox = VecDeque::new();
+            }
             if matches!(action, Action::Emit(_)) {
                 s.wait = Wait::Batch;
             }

@@ -5,10 +5,10 @@
 
 use alloc::string::String;
 
-use js_sys::{Function, Reflect};
+use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::bindings::{call, AbortSignal, Headers};
+use super::bindings::{call, get, AbortSignal, Headers};
 use super::errors::{config_error, invalid_option, type_error};
 use crate::engine::{Config, Event, RetryPolicy};
 
@@ -20,8 +20,10 @@ const POSITIVE_MS: &str = "a positive number of milliseconds";
 
 /// What the glue needs to talk to the API: headers (auth + user's), fetch, row keys.
 pub struct Connection {
-    /// Sent with every request; holds the API key, which goes nowhere else.
-    pub headers: Headers,
+    /// Sent with every request; holds the API key, which goes nowhere else. A plain object of
+    /// (lower-case) names and values: a `Headers` instance costs several times its memory,
+    /// kept by every poller of a fleet for its whole life.
+    pub headers: Object,
     /// The user's `fetch`, called with `this` undefined; the global one when absent.
     pub fetch: Option<Function>,
     /// `rowKey`: read `String(row[rowKey])` for the engine's de-duplication.
@@ -169,8 +171,8 @@ pub fn connection(options: &Reader, timeout_ms: u32) -> Result<Connection, JsVal
     })
 }
 
-/// The user's headers plus the credentials, checked.
-fn headers(options: &Reader) -> Result<Headers, JsValue> {
+/// The user's headers plus the credentials, checked (by `Headers`) and flattened.
+fn headers(options: &Reader) -> Result<Object, JsValue> {
     let extra = options.get("headers");
     let headers = if extra.is_undefined() {
         Headers::new(&JsValue::UNDEFINED)
@@ -191,7 +193,11 @@ fn headers(options: &Reader) -> Result<Headers, JsValue> {
         call(&headers, "set", &"x-project-id".into(), &project)
             .map_err(|_| invalid_option("projectId", "a valid header value", &project))?;
     }
-    Ok(headers)
+    // `Object.fromEntries(headers)`, reached through a plain object's constructor: the
+    // structural call costs no binding of its own (see bindings.rs).
+    let object = get(&Object::new(), "constructor");
+    let flat = call(&object, "fromEntries", &headers, &JsValue::UNDEFINED).map_err(invalid)?;
+    Ok(flat.unchecked_into())
 }
 
 fn invalid_api_key(_: JsValue) -> JsValue {
