@@ -11,6 +11,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use super::bindings::{call, get, AbortSignal, Headers};
 use super::errors::{config_error, invalid_option, type_error};
 use crate::engine::{Config, Event, RetryPolicy};
+use crate::text::concat;
 
 /// The documented default `baseUrl`.
 pub const DEFAULT_BASE_URL: &str = "https://api.captaindata.co/v3";
@@ -47,6 +48,8 @@ pub struct Common {
 /// Typed access to one JS options object.
 pub struct Reader<'a> {
     object: &'a JsValue,
+    /// Put before an option's name in errors: `retry.` for the members of `retry`.
+    prefix: &'static str,
 }
 
 impl<'a> Reader<'a> {
@@ -55,7 +58,10 @@ impl<'a> Reader<'a> {
         if !value.is_object() || value.is_function() {
             return Err(invalid_option(name, "an object", value));
         }
-        Ok(Reader { object: value })
+        Ok(Reader {
+            object: value,
+            prefix: "",
+        })
     }
 
     /// The raw value; `undefined` when absent (or a getter threw).
@@ -63,16 +69,33 @@ impl<'a> Reader<'a> {
         Reflect::get(self.object, &name.into()).unwrap_or(JsValue::UNDEFINED)
     }
 
-    /// An optional number of milliseconds in `1..=max` (fractions round up).
-    pub fn ms(&self, name: &str, default: u64, max: f64) -> Result<u64, JsValue> {
+    /// The option `name`, `None` when absent; `Err` (naming it) when `accept` refuses it.
+    fn read<T>(
+        &self,
+        name: &str,
+        expected: &str,
+        accept: impl FnOnce(&JsValue) -> Option<T>,
+    ) -> Result<Option<T>, JsValue> {
         let value = self.get(name);
         if value.is_undefined() {
-            return Ok(default);
+            return Ok(None);
         }
-        match value.as_f64() {
-            Some(n) if n > 0.0 && n <= max => Ok(round_up(n)),
-            _ => Err(invalid_option(name, POSITIVE_MS, &value)),
+        match accept(&value) {
+            Some(ok) => Ok(Some(ok)),
+            None => Err(invalid_option(
+                &concat(&[self.prefix, name]),
+                expected,
+                &value,
+            )),
         }
+    }
+
+    /// An optional number of milliseconds in `1..=max` (fractions round up).
+    pub fn ms(&self, name: &str, default: u64, max: f64) -> Result<u64, JsValue> {
+        let ms = self.read(name, POSITIVE_MS, |v| {
+            v.as_f64().filter(|&n| n > 0.0 && n <= max)
+        })?;
+        Ok(ms.map_or(default, round_up))
     }
 
     /// An optional timer delay: at most 2^31−1 ms, the longest `setTimeout` honours.
@@ -80,41 +103,28 @@ impl<'a> Reader<'a> {
         Ok(self.ms(name, default.into(), MAX_TIMER_MS)? as u32)
     }
 
-    /// An optional integer in `min..=max`.
+    /// An optional integer in `min..=max` (`min` is 0 or 1).
     pub fn integer(&self, name: &str, min: f64, max: f64) -> Result<Option<f64>, JsValue> {
-        let value = self.get(name);
-        if value.is_undefined() {
-            return Ok(None);
-        }
-        match value.as_f64() {
-            Some(n) if is_integer(n) && n >= min && n <= max => Ok(Some(n)),
-            _ if min > 0.0 => Err(invalid_option(name, "a positive integer", &value)),
-            _ => Err(invalid_option(name, "a non-negative integer", &value)),
-        }
+        let expected = match min > 0.0 {
+            true => "a positive integer",
+            false => "a non-negative integer",
+        };
+        let fits = |n: &f64| is_integer(*n) && *n >= min && *n <= max;
+        self.read(name, expected, |v| v.as_f64().filter(fits))
     }
 
     /// An optional non-empty string.
     pub fn string(&self, name: &str) -> Result<Option<String>, JsValue> {
-        let value = self.get(name);
-        if value.is_undefined() {
-            return Ok(None);
-        }
-        match value.as_string() {
-            Some(text) if !text.is_empty() => Ok(Some(text)),
-            _ => Err(invalid_option(name, "a non-empty string", &value)),
-        }
+        self.read(name, "a non-empty string", |v| {
+            v.as_string().filter(|text| !text.is_empty())
+        })
     }
 
     /// An optional function.
     pub fn function(&self, name: &str) -> Result<Option<Function>, JsValue> {
-        let value = self.get(name);
-        if value.is_undefined() {
-            return Ok(None);
-        }
-        match value.is_function() {
-            true => Ok(Some(value.unchecked_into())),
-            false => Err(invalid_option(name, "a function", &value)),
-        }
+        self.read(name, "a function", |v| {
+            v.is_function().then(|| v.clone().unchecked_into())
+        })
     }
 }
 
@@ -210,20 +220,15 @@ fn retry(options: &Reader, default: RetryPolicy) -> Result<RetryPolicy, JsValue>
     if value.is_undefined() {
         return Ok(default);
     }
-    let retry = Reader::new(&value, "retry")?;
+    let retry = Reader {
+        prefix: "retry.",
+        ..Reader::new(&value, "retry")?
+    };
+    let retries = retry.integer("retries", 0.0, 1_000.0)?;
     let policy = RetryPolicy {
-        retries: match retry.integer("retries", 0.0, 1_000.0) {
-            Ok(n) => n.map_or(default.retries, |n| n as u32),
-            Err(_) => {
-                return Err(invalid_option(
-                    "retry.retries",
-                    "a non-negative integer",
-                    &retry.get("retries"),
-                ))
-            }
-        },
-        min_delay_ms: nested_ms(&retry, "minDelayMs", default.min_delay_ms)?,
-        max_delay_ms: nested_ms(&retry, "maxDelayMs", default.max_delay_ms)?,
+        retries: retries.map_or(default.retries, |n| n as u32),
+        min_delay_ms: retry.timer_ms("minDelayMs", default.min_delay_ms)?,
+        max_delay_ms: retry.timer_ms("maxDelayMs", default.max_delay_ms)?,
     };
     if policy.min_delay_ms > policy.max_delay_ms {
         let got = retry.get("maxDelayMs");
@@ -239,16 +244,6 @@ fn retry(options: &Reader, default: RetryPolicy) -> Result<RetryPolicy, JsValue>
         ));
     }
     Ok(policy)
-}
-
-fn nested_ms(retry: &Reader, name: &str, default: u32) -> Result<u32, JsValue> {
-    retry.timer_ms(name, default).map_err(|_| {
-        invalid_option(
-            &(String::from("retry.") + name),
-            POSITIVE_MS,
-            &retry.get(name),
-        )
-    })
 }
 
 /// `signal`, an `AbortSignal` if given.
