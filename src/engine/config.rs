@@ -4,7 +4,7 @@ use alloc::string::String;
 
 use super::ConfigError;
 use crate::scan;
-use crate::text::{concat, first_chars};
+use crate::text::{concat, first_chars, parse_u64};
 
 /// Checks that `value` is one safe URL path segment (a run or workflow uid):
 /// non-empty, only `[A-Za-z0-9._~-]`, and not `.` or `..`, so it can never change the path.
@@ -103,7 +103,8 @@ fn valid_host(host: &str) -> bool {
 }
 
 fn valid_port(port: &str) -> bool {
-    port.is_empty() || port.len() <= 5 && port.parse::<u16>().is_ok_and(|p| p > 0)
+    let number = parse_u64(port).and_then(|p| u16::try_from(p).ok());
+    port.is_empty() || port.len() <= 5 && number.is_some_and(|p| p > 0)
 }
 
 fn error(option: &'static str, what: String) -> ConfigError {

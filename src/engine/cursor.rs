@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 
 use super::ConfigError;
 use crate::scan;
-use crate::text::{concat, push_decimal};
+use crate::text::{concat, parse_u64, push_decimal, utf8};
 
 const PREFIX: &str = "cdp1.";
 
@@ -63,14 +63,14 @@ impl CursorState {
 
 fn parse(cursor: &str) -> Option<CursorState> {
     let bytes = base64url_decode(cursor.strip_prefix(PREFIX)?)?;
-    let text = String::from_utf8(bytes).ok()?;
+    let text = utf8(&bytes)?;
     let mut fields = scan::split(&text, "|");
     let mut next = || fields.next();
     let job_uid: String = next()?.into();
     super::validate_path_segment("cursor", &job_uid).ok()?;
-    let offset = next()?.parse().ok()?;
-    let skip = next()?.parse().ok()?;
-    let polls = next()?.parse().ok()?;
+    let offset = parse_u64(next()?)?;
+    let skip = usize::try_from(parse_u64(next()?)?).ok()?;
+    let polls = u32::try_from(parse_u64(next()?)?).ok()?;
     let terminal = match next()? {
         "" => None,
         t => {
@@ -122,7 +122,7 @@ fn percent_decode(text: &str) -> Option<String> {
             out.push(b);
         }
     }
-    String::from_utf8(out).ok()
+    utf8(&out)
 }
 
 const HEX: &[u8; 16] = b"0123456789ABCDEF";
