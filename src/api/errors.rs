@@ -1,7 +1,10 @@
 //! What a non-2xx answer (or a failed request) means: retry or give up, and why.
 
+use alloc::string::String;
+
 use super::status::is_all_inputs_failed;
 use crate::engine::ErrorCode;
+use crate::text::{first_chars, push_decimal};
 
 /// What to do with an HTTP answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +43,24 @@ pub fn classify_http(status: u16, message: Option<&str>) -> Disposition {
         408 | 429 | 500..=599 => Disposition::Retry,
         _ => Disposition::Fail(ErrorCode::BadResponse),
     }
+}
+
+/// How an HTTP failure reads in an error message: `HTTP 404`, or `HTTP 404: <the body's
+/// message>` (cut at 300 characters).
+///
+/// ```
+/// use captaindata_poller::api::http_error_text;
+/// assert_eq!(http_error_text(503, None), "HTTP 503");
+/// assert_eq!(http_error_text(404, Some("no such job")), "HTTP 404: no such job");
+/// ```
+pub fn http_error_text(status: u16, message: Option<&str>) -> String {
+    let mut text = String::from("HTTP ");
+    push_decimal(&mut text, status.into());
+    if let Some(message) = message {
+        text.push_str(": ");
+        text.push_str(first_chars(message, 300));
+    }
+    text
 }
 
 #[cfg(test)]

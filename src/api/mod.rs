@@ -11,7 +11,7 @@ mod errors;
 mod retry_after;
 mod status;
 
-pub use errors::{classify_http, Disposition};
+pub use errors::{classify_http, http_error_text, Disposition};
 pub use retry_after::parse_retry_after;
 pub use status::{classify_status, is_all_inputs_failed, RunClass};
 

@@ -59,7 +59,8 @@ impl Backoff {
     /// and a huge value must not overflow a timer.
     pub fn clamp(&self, ms: u64) -> u64 {
         let (min, max) = self.bounds();
-        ms.clamp(min, max)
+        // Not `Ord::clamp`: its `min <= max` assertion carries a formatted panic message.
+        ms.max(min).min(max)
     }
 
     fn bounds(&self) -> (u64, u64) {

@@ -13,10 +13,10 @@ use super::{
     RequestId, RequestKind, SleepReason, Summary,
 };
 use crate::api::{
-    classify_http, classify_status, is_all_inputs_failed, parse_retry_after, Disposition, Outcome,
-    Page, RunClass, RunInfo,
+    classify_http, classify_status, http_error_text, is_all_inputs_failed, parse_retry_after,
+    Disposition, Outcome, Page, RunClass, RunInfo,
 };
-use crate::text::{concat, decimal, first_chars, push_decimal};
+use crate::text::{concat, decimal};
 
 /// `setTimeout` takes at most 2^31−1 ms; more wraps to an immediate (busy) timer.
 const MAX_TIMER_MS: u64 = 2_147_483_647;
@@ -282,7 +282,9 @@ impl Poller {
             return action;
         }
         let s = &mut self.state;
-        let mut ms = ms.clamp(1, MAX_TIMER_MS);
+        // Not `Ord::clamp`: its `min <= max` assertion carries a formatted panic message.
+        #[allow(clippy::manual_clamp)]
+        let mut ms = ms.max(1).min(MAX_TIMER_MS);
         if let Some(deadline) = s.deadline_ms {
             let left = deadline - now_ms;
             if self.config.step_mode && ms > left {
@@ -368,21 +370,22 @@ impl Poller {
                 },
             ) => self.on_http(kind, status, retry_after, message, now_ms),
             (_, Outcome::Network) => {
-                self.on_transient(kind, "network error".into(), None, false, now_ms)
+                self.on_transient(kind, "network error".into(), None, false, None, now_ms)
             }
             (_, Outcome::Timeout) => {
-                self.on_transient(kind, "request timeout".into(), None, false, now_ms)
+                self.on_transient(kind, "request timeout".into(), None, false, None, now_ms)
             }
             (_, Outcome::BadBody(why)) => self.on_transient(
                 kind,
                 concat(&["malformed response (", &why, ")"]),
                 None,
                 true,
+                None,
                 now_ms,
             ),
             (_, _) => {
                 let why = "malformed response (a body of the other endpoint)".into();
-                self.on_transient(kind, why, None, true, now_ms)
+                self.on_transient(kind, why, None, true, None, now_ms)
             }
         }
     }
@@ -395,20 +398,18 @@ impl Poller {
         message: Option<String>,
         now_ms: u64,
     ) {
-        let mut label = String::from("HTTP ");
-        push_decimal(&mut label, status.into());
+        let label = http_error_text(status, None);
         match classify_http(status, message.as_deref()) {
             Disposition::Retry => {
                 let hint = retry_after.and_then(|v| parse_retry_after(&v, now_ms));
-                self.on_transient(kind, label, hint, false, now_ms);
+                self.on_transient(kind, label, hint, false, Some(status), now_ms);
             }
-            Disposition::Success => self.on_transient(kind, label, None, true, now_ms),
+            Disposition::Success => {
+                self.on_transient(kind, label, None, true, Some(status), now_ms)
+            }
             Disposition::Fail(code) => {
-                if let Some(m) = message {
-                    label.push_str(": ");
-                    label.push_str(first_chars(&m, 300));
-                }
-                self.fail(code, label, Some(status));
+                let text = http_error_text(status, message.as_deref());
+                self.fail(code, text, Some(status));
             }
         }
     }
@@ -420,6 +421,7 @@ impl Poller {
         label: String,
         hint: Option<u64>,
         bad_body: bool,
+        http_status: Option<u16>,
         now_ms: u64,
     ) {
         let s = &mut self.state;
@@ -434,9 +436,8 @@ impl Poller {
                 false => ErrorCode::RetriesExhausted,
             };
             let retries = decimal(self.config.retry.retries.into());
-            let http = label.strip_prefix("HTTP ").and_then(|t| t.parse().ok());
             let message = concat(&[&label, " after ", &retries, " retries"]);
-            return self.fail(code, message, http);
+            return self.fail(code, message, http_status);
         };
         let ms = hint.map_or(delay, |h| s.backoff.clamp(h));
         s.retries = s.retries.saturating_add(1);

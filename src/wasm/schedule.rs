@@ -19,9 +19,8 @@ use super::options::{connection, signal, Connection, Reader, DEFAULT_BASE_URL};
 use super::payloads::frozen;
 use super::stop::Signal;
 use super::wake::{Settle, Waiter, Waker, Woken};
-use crate::api::{classify_http, Disposition};
+use crate::api::{classify_http, http_error_text, Disposition};
 use crate::engine::{validate_base_url, validate_path_segment, ErrorCode, PollError};
-use crate::text::{first_chars, push_decimal};
 
 // Schedules `workflowUid` with `body`; resolves with `{ jobUid, message, workflow }`.
 // Documented in index.d.ts (see `JobPoller` for why not here).
@@ -157,12 +156,7 @@ fn outcome(answer: Answer) -> Result<JsValue, JsValue> {
         Disposition::Retry => ErrorCode::RetriesExhausted,
         Disposition::Fail(code) => code,
     };
-    let mut text = String::from("HTTP ");
-    push_decimal(&mut text, status.into());
-    if let Some(message) = message {
-        text.push_str(": ");
-        text.push_str(first_chars(&message, 300));
-    }
+    let text = http_error_text(status, message.as_deref());
     Err(failure(code, &text, Some(status)))
 }
 
