@@ -194,9 +194,12 @@ impl Driver {
             let action = self.engine.borrow_mut().next_action(now_ms());
             let wait = match action {
                 Action::Fetch(request) => self.fetch(request),
-                Action::Sleep { ms, .. } => Some(Wait::Sleep {
-                    _timer: self.waker().after(ms),
-                }),
+                Action::Sleep { ms, .. } => {
+                    self.release_bodies();
+                    Some(Wait::Sleep {
+                        _timer: self.waker().after(ms),
+                    })
+                }
                 Action::Emit(batch) => self.emit(batch.start, batch.end, batch.offset),
                 Action::Status(info) => {
                     if let Mode::Poller { callbacks, .. } = &self.mode {
@@ -218,6 +221,17 @@ impl Driver {
                     return;
                 }
             }
+        }
+    }
+
+    /// Before a sleep: the engine has acted on the last response (its batches were handed
+    /// over, its status reported), so its rows and run body are let go rather than kept
+    /// alive for the whole interval; the next response brings new ones. `pollStep` keeps
+    /// the run body: its result reports the last status read.
+    fn release_bodies(&self) {
+        self.rows.replace(JsValue::UNDEFINED);
+        if let Mode::Poller { .. } = self.mode {
+            self.run_body.replace(JsValue::UNDEFINED);
         }
     }
 
