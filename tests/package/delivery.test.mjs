@@ -1,6 +1,6 @@
 // Rows reach the user early, in order, exactly once: over time, across pages, across a resume.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { JobPoller } from "captaindata-poller";
 import {
   FAST,
@@ -10,15 +10,11 @@ import {
   requestsFor,
   rowIds,
   settle,
-  startSim,
+  useSim,
   wait,
 } from "./sim-fixture.mjs";
 
-let ctx;
-before(async () => {
-  ctx = await startSim();
-});
-after(() => ctx.server.close());
+const ctx = useSim();
 
 test("happy path: rows arrive while the run is going, then completion with every row once", async () => {
   const { sim, connection } = ctx;

@@ -1,6 +1,6 @@
 // Transient faults are retried and invisible to the user: every row once, in order, one completion.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { JobPoller } from "captaindata-poller";
 import {
   assertCompleted,
@@ -11,13 +11,10 @@ import {
   rowIds,
   settle,
   startSim,
+  useSim,
 } from "./sim-fixture.mjs";
 
-let ctx;
-before(async () => {
-  ctx = await startSim();
-});
-after(() => ctx.server.close());
+const ctx = useSim();
 
 /** Polls a job with `faults` to its end; returns what the user saw and what the server got. */
 async function pollThrough(spec, extra = {}) {

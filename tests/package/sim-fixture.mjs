@@ -1,6 +1,7 @@
 // Shared by the package suites: a simulator on 127.0.0.1, fast poller options, and
 // recorders for what a user of the package notices (rows, callbacks, requests made).
 import assert from "node:assert/strict";
+import { after, before } from "node:test";
 import { startSimServer } from "../../sim/server.mjs";
 
 export const API_KEY = "sk-live-SECRET-4242";
@@ -20,6 +21,17 @@ export async function startSim(options = {}) {
   const server = await startSimServer({ apiKey: API_KEY, projectId: PROJECT_ID, seed: 5, ...options });
   const connection = { baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT_ID };
   return { server, sim: server.sim, connection };
+}
+
+/**
+ * One simulator for the whole test file: started before its tests, closed after them.
+ * The returned object is filled in by the `before` hook (`server`, `sim`, `connection`).
+ */
+export function useSim(options = {}) {
+  const ctx = {};
+  before(async () => Object.assign(ctx, await startSim(options)));
+  after(() => ctx.server?.close());
+  return ctx;
 }
 
 /** `["row-<from>", …, "row-<from+n-1>"]` */

@@ -1,14 +1,10 @@
 // The cron path: scheduleWorkflow launches a run, pollStep reads it in bounded rounds.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { JobPoller, pollStep, scheduleWorkflow } from "captaindata-poller";
-import { FAST, recorder, requestsFor, rowIds, settle, startSim, wait } from "./sim-fixture.mjs";
+import { FAST, recorder, requestsFor, rowIds, settle, useSim, wait } from "./sim-fixture.mjs";
 
-let ctx;
-before(async () => {
-  ctx = await startSim({ defaults: { rows: 80, durationMs: 200, pageSize: 20 } });
-});
-after(() => ctx.server.close());
+const ctx = useSim({ defaults: { rows: 80, durationMs: 200, pageSize: 20 } });
 
 const BODY = {
   job_name: "Enrich leads",

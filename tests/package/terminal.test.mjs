@@ -1,6 +1,6 @@
 // Permanent errors and stop conditions: one terminal error with a stable code, and silence after it.
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { JobPoller } from "captaindata-poller";
 import {
   assertFailed,
@@ -9,16 +9,12 @@ import {
   requestsFor,
   rowIds,
   settle,
-  startSim,
+  useSim,
   wait,
   waitForIdle,
 } from "./sim-fixture.mjs";
 
-let ctx;
-before(async () => {
-  ctx = await startSim();
-});
-after(() => ctx.server.close());
+const ctx = useSim();
 
 async function pollJob(jobUid, extra = {}) {
   const rec = recorder(extra);

@@ -1,15 +1,11 @@
 // Bad input is refused up front with a TypeError naming the option; credentials never leave
 // the request headers nor go to another origin.
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { JobPoller, pollStep, scheduleWorkflow } from "captaindata-poller";
-import { API_KEY, FAST, recorder, requestsFor, settle, startSim, wait } from "./sim-fixture.mjs";
+import { API_KEY, FAST, recorder, requestsFor, settle, useSim, wait } from "./sim-fixture.mjs";
 
-let ctx;
-before(async () => {
-  ctx = await startSim();
-});
-after(() => ctx.server.close());
+const ctx = useSim();
 
 const base = () => ({ ...ctx.connection, jobUid: "job-1", ...FAST });
 
