@@ -146,6 +146,12 @@ fn drive(
     panic!("the poller never ended");
 }
 
+/// Answers the request `req` that `poller` sent, at time `now`.
+fn respond(poller: &mut Poller, req: &FetchRequest, outcome: Outcome, now: u64) {
+    let id = req.id;
+    poller.handle(Event::Response { id, outcome }, now);
+}
+
 fn code(log: &Log) -> Option<ErrorCode> {
     log.error.as_ref().map(|e| e.code)
 }
@@ -467,14 +473,8 @@ fn stop_mid_request_ignores_the_late_answer() {
         panic!("abort")
     };
     assert_eq!(error.code, ErrorCode::Aborted);
-    let (outcome, _) = (page(0..3, None).outcome, ());
-    poller.handle(
-        Event::Response {
-            id: req.id,
-            outcome,
-        },
-        6,
-    );
+    let outcome = page(0..3, None).outcome;
+    respond(&mut poller, &req, outcome, 6);
     assert_eq!(poller.next_action(6), Action::Idle);
     assert_eq!(poller.requests(), 1);
 }
@@ -485,13 +485,7 @@ fn stop_mid_sleep_sends_nothing_more() {
     let Action::Fetch(req) = poller.next_action(0) else {
         panic!("fetch first")
     };
-    poller.handle(
-        Event::Response {
-            id: req.id,
-            outcome: Outcome::Network,
-        },
-        1,
-    );
+    respond(&mut poller, &req, Outcome::Network, 1);
     assert!(matches!(
         poller.next_action(1),
         Action::Sleep {
@@ -570,26 +564,14 @@ fn a_failed_webhook_fails_after_the_final_read() {
         panic!("fetch first")
     };
     poller.handle(Event::Webhook { failed: true }, 1);
-    poller.handle(
-        Event::Response {
-            id: req.id,
-            outcome: page(0..2, None).outcome,
-        },
-        2,
-    );
+    respond(&mut poller, &req, page(0..2, None).outcome, 2);
     assert!(matches!(poller.next_action(2), Action::Emit(_)));
     poller.handle(Event::BatchDone, 3);
     // That read was sent before the webhook: the tail is read once more.
     let Action::Fetch(req) = poller.next_action(3) else {
         panic!("final read")
     };
-    poller.handle(
-        Event::Response {
-            id: req.id,
-            outcome: page(0..3, None).outcome,
-        },
-        4,
-    );
+    respond(&mut poller, &req, page(0..3, None).outcome, 4);
     assert_eq!(
         poller.next_action(4),
         Action::Emit(Batch {
@@ -636,13 +618,7 @@ fn no_request_is_sent_before_the_batch_is_done() {
         panic!("fetch first")
     };
     let outcome = page(0..3, Some("/v3/jobs/job-1/results?page=2")).outcome;
-    poller.handle(
-        Event::Response {
-            id: req.id,
-            outcome,
-        },
-        0,
-    );
+    respond(&mut poller, &req, outcome, 0);
     assert!(matches!(poller.next_action(0), Action::Emit(_)));
     for t in 1..5 {
         assert_eq!(poller.next_action(t * 100_000), Action::Idle);
@@ -728,25 +704,13 @@ fn sleeps_never_exceed_a_32_bit_timer() {
     let Action::Fetch(req) = poller.next_action(0) else {
         panic!("fetch first")
     };
-    poller.handle(
-        Event::Response {
-            id: req.id,
-            outcome: page(0..1, None).outcome,
-        },
-        0,
-    );
+    respond(&mut poller, &req, page(0..1, None).outcome, 0);
     assert!(matches!(poller.next_action(0), Action::Emit(_)));
     poller.handle(Event::BatchDone, 0);
     let Action::Fetch(req) = poller.next_action(0) else {
         panic!("status read")
     };
-    poller.handle(
-        Event::Response {
-            id: req.id,
-            outcome: run("running", 1).outcome,
-        },
-        0,
-    );
+    respond(&mut poller, &req, run("running", 1).outcome, 0);
     assert!(matches!(poller.next_action(0), Action::Status(_)));
     assert_eq!(
         poller.next_action(0),
