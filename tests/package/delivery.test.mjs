@@ -6,6 +6,7 @@ import {
   FAST,
   assertCompleted,
   assertSilentAfter,
+  pollJob,
   recorder,
   requestsFor,
   rowIds,
@@ -17,15 +18,14 @@ import {
 const ctx = useSim();
 
 test("happy path: rows arrive while the run is going, then completion with every row once", async () => {
-  const { sim, connection } = ctx;
+  const { sim } = ctx;
   const { jobUid } = sim.createJob({ rows: 300, durationMs: 800, pageSize: 50 });
   const statusAtFirstBatch = [];
-  const rec = recorder({
+  const { rec, outcome } = await pollJob(ctx, jobUid, {
     onBatch: () => {
       if (statusAtFirstBatch.length === 0) statusAtFirstBatch.push(sim.job(jobUid).status);
     },
   });
-  const outcome = await settle(new JobPoller({ ...connection, jobUid, ...rec.options }).start());
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(300));
   assert.equal(statusAtFirstBatch[0], "running", "first rows delivered before the run ended");
@@ -47,10 +47,9 @@ test("happy path: rows arrive while the run is going, then completion with every
 });
 
 test("pagination: a finished run of several pages is read by following next, each page about once", async () => {
-  const { sim, connection } = ctx;
+  const { sim } = ctx;
   const { jobUid } = sim.createJob({ rows: 230, durationMs: 0, pageSize: 20 });
-  const rec = recorder();
-  const outcome = await settle(new JobPoller({ ...connection, jobUid, ...rec.options }).start());
+  const { rec, outcome } = await pollJob(ctx, jobUid);
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(230));
   const results = requestsFor(sim, jobUid).filter((e) => e.kind === "results");
@@ -60,10 +59,9 @@ test("pagination: a finished run of several pages is read by following next, eac
 });
 
 test("a growing last page is re-read without re-delivering its rows", async () => {
-  const { sim, connection } = ctx;
+  const { sim } = ctx;
   const { jobUid } = sim.createJob({ rows: 40, durationMs: 600, pageSize: 100 });
-  const rec = recorder();
-  const outcome = await settle(new JobPoller({ ...connection, jobUid, ...rec.options }).start());
+  const { rec, outcome } = await pollJob(ctx, jobUid);
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(40));
   assert.ok(rec.seen.batches.length > 1, "the single page grew over several reads");
@@ -96,10 +94,9 @@ test("resume from a cursor taken mid-page: the union of both pollers is every ro
 });
 
 test("duplicate rows across pages (overlapping pages) are dropped with rowKey", async () => {
-  const { sim, connection } = ctx;
+  const { sim } = ctx;
   const { jobUid } = sim.createJob({ rows: 120, durationMs: 300, pageSize: 25, faults: { duplicateRows: 4 } });
-  const rec = recorder({ rowKey: "id" });
-  const outcome = await settle(new JobPoller({ ...connection, jobUid, ...rec.options }).start());
+  const { rec, outcome } = await pollJob(ctx, jobUid, { rowKey: "id" });
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(120));
 });
@@ -149,16 +146,15 @@ test("webhookReceived for another job is refused with a TypeError", () => {
 });
 
 test("a throwing onBatch is reported, polling continues, every row is delivered", async () => {
-  const { sim, connection } = ctx;
+  const { sim } = ctx;
   const { jobUid } = sim.createJob({ rows: 150, durationMs: 300, pageSize: 50 });
   let calls = 0;
-  const rec = recorder({
+  const { rec, outcome } = await pollJob(ctx, jobUid, {
     onBatch: () => {
       calls += 1;
       if (calls <= 2) throw new Error(`boom ${calls}`);
     },
   });
-  const outcome = await settle(new JobPoller({ ...connection, jobUid, ...rec.options }).start());
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(150), "rows of the throwing batches are not re-delivered nor lost");
   assert.deepEqual(
@@ -171,10 +167,10 @@ test("a throwing onBatch is reported, polling continues, every row is delivered"
 });
 
 test("async onBatch: backpressure — no request while the returned promise is pending", async () => {
-  const { sim, connection } = ctx;
+  const { sim } = ctx;
   const { jobUid } = sim.createJob({ rows: 120, durationMs: 200, pageSize: 40 });
   const violations = [];
-  const rec = recorder({
+  const { rec, outcome } = await pollJob(ctx, jobUid, {
     onBatch: async () => {
       const before = requestsFor(sim, jobUid).length;
       await wait(120); // several intervals
@@ -182,7 +178,6 @@ test("async onBatch: backpressure — no request while the returned promise is p
       if (afterwards !== before) violations.push(afterwards - before);
     },
   });
-  const outcome = await settle(new JobPoller({ ...connection, jobUid, ...rec.options }).start());
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(120));
   assert.deepEqual(violations, [], "requests sent while onBatch's promise was pending");

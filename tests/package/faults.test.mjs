@@ -6,6 +6,7 @@ import {
   assertCompleted,
   assertFailed,
   assertSilentAfter,
+  pollJob,
   recorder,
   requestsFor,
   rowIds,
@@ -19,8 +20,7 @@ const ctx = useSim();
 /** Polls a job with `faults` to its end; returns what the user saw and what the server got. */
 async function pollThrough(spec, extra = {}) {
   const { jobUid } = ctx.sim.createJob({ rows: 120, durationMs: 200, pageSize: 30, ...spec });
-  const rec = recorder(extra);
-  const outcome = await settle(new JobPoller({ ...ctx.connection, jobUid, ...rec.options }).start());
+  const { rec, outcome } = await pollJob(ctx, jobUid, extra);
   return { jobUid, rec, outcome, log: requestsFor(ctx.sim, jobUid) };
 }
 

@@ -2,6 +2,7 @@
 // recorders for what a user of the package notices (rows, callbacks, requests made).
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
+import { JobPoller } from "captaindata-poller";
 import { startSimServer } from "../../sim/server.mjs";
 
 export const API_KEY = "sk-live-SECRET-4242";
@@ -32,6 +33,14 @@ export function useSim(options = {}) {
   before(async () => Object.assign(ctx, await startSim(options)));
   after(() => ctx.server?.close());
   return ctx;
+}
+
+/** Polls `jobUid` on `ctx`'s simulator to its end with recorded callbacks (`extra` as in `recorder`). */
+export async function pollJob(ctx, jobUid, extra = {}) {
+  const rec = recorder(extra);
+  const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
+  const outcome = await settle(poller.start());
+  return { rec, outcome, poller };
 }
 
 /** `["row-<from>", …, "row-<from+n-1>"]` */

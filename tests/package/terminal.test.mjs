@@ -5,6 +5,7 @@ import { JobPoller } from "captaindata-poller";
 import {
   assertFailed,
   assertSilentAfter,
+  pollJob,
   recorder,
   requestsFor,
   rowIds,
@@ -16,16 +17,9 @@ import {
 
 const ctx = useSim();
 
-async function pollJob(jobUid, extra = {}) {
-  const rec = recorder(extra);
-  const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
-  const outcome = await settle(poller.start());
-  return { rec, outcome, poller };
-}
-
 test("All Inputs Failed from the results endpoint: ALL_INPUTS_FAILED, zero requests after it is seen", async () => {
   const { jobUid } = ctx.sim.createJob({ rows: 50, durationMs: 0, outcome: "allInputsFailed" });
-  const { rec, outcome } = await pollJob(jobUid);
+  const { rec, outcome } = await pollJob(ctx, jobUid);
   assertFailed(outcome, rec.seen, "ALL_INPUTS_FAILED");
   // The run had ended before the first request: whatever the first read was, it showed the failure.
   assert.equal(requestsFor(ctx.sim, jobUid).length, 1, "requests after All Inputs Failed was seen");
@@ -34,7 +28,7 @@ test("All Inputs Failed from the results endpoint: ALL_INPUTS_FAILED, zero reque
 
 test("All Inputs Failed noticed from the run's error_message after running", async () => {
   const { jobUid } = ctx.sim.createJob({ rows: 50, durationMs: 150, outcome: "allInputsFailed" });
-  const { rec, outcome } = await pollJob(jobUid);
+  const { rec, outcome } = await pollJob(ctx, jobUid);
   assertFailed(outcome, rec.seen, "ALL_INPUTS_FAILED");
   assert.deepEqual(rec.seen.rows, []);
   const log = requestsFor(ctx.sim, jobUid);
@@ -51,7 +45,7 @@ test("All Inputs Failed noticed from the run's error_message after running", asy
 
 test("a run that ends shutdown: rows delivered so far, then JOB_FAILED", async () => {
   const { jobUid } = ctx.sim.createJob({ rows: 60, durationMs: 150, pageSize: 20, outcome: "shutdown" });
-  const { rec, outcome } = await pollJob(jobUid);
+  const { rec, outcome } = await pollJob(ctx, jobUid);
   assertFailed(outcome, rec.seen, "JOB_FAILED");
   assert.equal(outcome.error.runStatus, "shutdown");
   assert.deepEqual(rec.ids(), rowIds(60));
@@ -60,7 +54,7 @@ test("a run that ends shutdown: rows delivered so far, then JOB_FAILED", async (
 
 test("wrong API key: UNAUTHORIZED after one request, never retried", async () => {
   const { jobUid } = ctx.sim.createJob({ rows: 10 });
-  const { rec, outcome } = await pollJob(jobUid, { apiKey: "wrong-key" });
+  const { rec, outcome } = await pollJob(ctx, jobUid, { apiKey: "wrong-key" });
   assertFailed(outcome, rec.seen, "UNAUTHORIZED");
   assert.equal(outcome.error.status, 401);
   assert.equal(requestsFor(ctx.sim, jobUid).length, 1);
@@ -69,14 +63,14 @@ test("wrong API key: UNAUTHORIZED after one request, never retried", async () =>
 
 test("wrong project (403): UNAUTHORIZED after one request", async () => {
   const { jobUid } = ctx.sim.createJob({ rows: 10 });
-  const { rec, outcome } = await pollJob(jobUid, { projectId: "someone-elses" });
+  const { rec, outcome } = await pollJob(ctx, jobUid, { projectId: "someone-elses" });
   assertFailed(outcome, rec.seen, "UNAUTHORIZED");
   assert.equal(outcome.error.status, 403);
   assert.equal(requestsFor(ctx.sim, jobUid).length, 1);
 });
 
 test("unknown job: NOT_FOUND after one request", async () => {
-  const { rec, outcome } = await pollJob("job-that-does-not-exist");
+  const { rec, outcome } = await pollJob(ctx, "job-that-does-not-exist");
   assertFailed(outcome, rec.seen, "NOT_FOUND");
   assert.equal(outcome.error.status, 404);
   assert.equal(requestsFor(ctx.sim, "job-that-does-not-exist").length, 1);
@@ -84,7 +78,7 @@ test("unknown job: NOT_FOUND after one request", async () => {
 
 test("maxDurationMs: TIMEOUT on a run that never ends in time, then silence", async () => {
   const { jobUid } = ctx.sim.createJob({ rows: 10000, durationMs: 60000 });
-  const { rec, outcome } = await pollJob(jobUid, { maxDurationMs: 250 });
+  const { rec, outcome } = await pollJob(ctx, jobUid, { maxDurationMs: 250 });
   assertFailed(outcome, rec.seen, "TIMEOUT");
   assert.ok(rec.seen.rows.length > 0, "rows seen before the timeout were delivered");
   await assertSilentAfter(ctx.sim, jobUid);
@@ -92,7 +86,7 @@ test("maxDurationMs: TIMEOUT on a run that never ends in time, then silence", as
 
 test("maxRequests: BUDGET_EXHAUSTED with exactly maxRequests requests sent", async () => {
   const { jobUid } = ctx.sim.createJob({ rows: 1000, durationMs: 60000 });
-  const { rec, outcome } = await pollJob(jobUid, { maxRequests: 4 });
+  const { rec, outcome } = await pollJob(ctx, jobUid, { maxRequests: 4 });
   assertFailed(outcome, rec.seen, "BUDGET_EXHAUSTED");
   assert.equal(requestsFor(ctx.sim, jobUid).length, 4);
   await assertSilentAfter(ctx.sim, jobUid);
@@ -155,7 +149,7 @@ test("abort during a slow request: the request is cancelled, ABORTED, nothing se
 
 test("a signal already aborted: start() rejects ABORTED without any request", async () => {
   const { jobUid } = ctx.sim.createJob({ rows: 10 });
-  const { rec, outcome } = await pollJob(jobUid, { signal: AbortSignal.abort() });
+  const { rec, outcome } = await pollJob(ctx, jobUid, { signal: AbortSignal.abort() });
   assertFailed(outcome, rec.seen, "ABORTED");
   assert.equal(requestsFor(ctx.sim, jobUid).length, 0);
 });
