@@ -1,6 +1,6 @@
 //! `Retry-After` header parsing (RFC 9110 §10.2.3): delay-seconds or an HTTP date.
 
-use crate::scan;
+use crate::{scan, text};
 
 /// The delay a `Retry-After` value asks for, in ms from `now_ms` (ms since the Unix epoch).
 /// Seconds may be fractional (`"1.5"`); a date in the past gives `0`. Huge values saturate
@@ -39,14 +39,13 @@ fn parse_seconds(value: &str) -> Option<u64> {
     Some(secs.saturating_mul(1_000).saturating_add(frac_ms))
 }
 
-/// A non-empty run of ASCII digits → its value, saturating.
+/// A non-empty run of ASCII digits → its value, saturating (a huge hint means "a long time").
 fn digits(text: &str) -> Option<u64> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    Some(text.bytes().fold(0u64, |acc, b| {
-        acc.saturating_mul(10).saturating_add(u64::from(b - b'0'))
-    }))
+    // All digits: the shared parser fails only on overflow.
+    Some(text::parse_u64(text).unwrap_or(u64::MAX))
 }
 
 const MONTHS: [&str; 12] = [
