@@ -1,6 +1,7 @@
 // `npm run build`: cargo (release, wasm32) → wasm-bindgen of the locked version → wasm-opt -Oz
 // from the npm package `binaryen` → validate → print the size. Idempotent; a failure names its step.
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { transform } from "esbuild";
 import path from "node:path";
 import { StepError, cli, isMain, root, run } from "./exec.mjs";
 import { setupBuildTools } from "./setup.mjs";
@@ -49,18 +50,17 @@ async function cargoBuild() {
 }
 
 /**
- * Drops what every user would download for nothing from wasm-bindgen's glue: whole-line
- * comments, indentation and blank lines (−0.4 KB gzipped). Line breaks stay, so statements
- * and automatic semicolons are untouched; refused if a template literal spans lines.
+ * Minifies wasm-bindgen's glue with esbuild (whitespace, comments, local names): every user
+ * downloads it. It stays an ES module with the same exports.
  */
-function compactGlue() {
+async function minifyGlue() {
   const file = path.join(root, GLUE);
-  const lines = readFileSync(file, "utf8").split("\n");
-  const code = lines.map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("//"));
-  if (code.some((line) => (line.match(/`/g) ?? []).length % 2 !== 0)) {
-    throw new StepError("compact glue", `${GLUE} has a multi-line template literal; not compacting it`);
+  try {
+    const { code } = await transform(readFileSync(file, "utf8"), { minify: true, format: "esm", target: "es2020" });
+    writeFileSync(file, code);
+  } catch (err) {
+    throw new StepError("minify glue", `esbuild could not minify ${GLUE}: ${err.message}`);
   }
-  writeFileSync(file, `${code.join("\n")}\n`);
 }
 
 /** Fail here, not in a user's browser, if the optimised module is not valid WebAssembly. */
@@ -78,7 +78,7 @@ export async function build() {
   // Start from an empty pkg/ so files from earlier flags never linger in the package.
   rmSync(path.join(root, OUT_DIR), { recursive: true, force: true });
   await run("wasm-bindgen", "wasm-bindgen", [...BINDGEN_FLAGS, "--out-dir", OUT_DIR, wasm]);
-  compactGlue();
+  await minifyGlue();
   await run("check glue", process.execPath, ["--check", GLUE]);
   const wasmOpt = path.join(root, "node_modules", ".bin", "wasm-opt");
   await run("wasm-opt", wasmOpt, [...WASM_OPT_FLAGS, WASM, "-o", WASM]);

@@ -4,9 +4,6 @@
 //! [`engine`] (the pure poll state machine) and, on `wasm32` only, `wasm` (the
 //! JS-facing glue that performs the engine's fetches and timers).
 #![deny(missing_docs)]
-// The shipped module is `no_std`: std's panic machinery formats messages, which would keep
-// `core::fmt` in the wasm. Native builds, and wasm tests (feature `std`), keep std.
-#![cfg_attr(all(target_arch = "wasm32", not(feature = "std")), no_std)]
 
 extern crate alloc;
 

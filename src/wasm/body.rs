@@ -1,50 +1,121 @@
 //! Parsed JSON bodies → the small metadata the engine reads ([`Page`], [`RunInfo`]).
 //!
-//! Rows stay JS values: only `results.length`, `paging` and (with `rowKey`) one key per
-//! row are read.
-
-use alloc::string::String;
-use alloc::vec::Vec;
+//! Rows stay JS values: only `results.length`, `paging` and (with `rowKey`) one key per row
+//! are read, by key, from the parsed body.
 
 use js_sys::{Array, Reflect};
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
 
-use super::bindings::{get as field, js_string};
+use super::fetch::{Answer, RetryHeaders};
 use crate::api::{Outcome, Page, RunInfo};
+use crate::engine::RequestKind;
 
-/// A 2xx results body: `results` must be an array and `paging` an object.
-pub fn results_outcome(body: &JsValue, row_key: Option<&str>) -> (Outcome, Option<JsValue>) {
-    let rows = field(body, "results");
-    if !Array::is_array(&rows) {
-        return (bad("the results body has no `results` array"), None);
+#[wasm_bindgen]
+extern "C" {
+    /// `String(value)`: how JS spells a value (row keys, option values in messages). It
+    /// throws for a symbol.
+    #[wasm_bindgen(catch, js_name = String)]
+    pub fn js_string(value: &JsValue) -> Result<String, JsValue>;
+}
+
+/// An engine GET answered: the outcome, plus the JS values the glue keeps from it.
+pub struct Read {
+    /// What the engine is told.
+    pub outcome: Outcome,
+    /// The `results` array of a good results body.
+    pub rows: Option<Array>,
+    /// The parsed body of a good run body (it feeds `onStatus`).
+    pub run: Option<JsValue>,
+}
+
+/// What `answer` to a request of `kind` tells the engine.
+pub fn read(answer: Answer, kind: RequestKind, row_key: Option<&str>) -> Read {
+    let (status, hints, body) = match answer {
+        Answer::Http {
+            status,
+            hints,
+            body,
+        } => (status, hints, body),
+        Answer::Network => return failed(Outcome::Network),
+        Answer::Timeout => return failed(Outcome::Timeout),
+    };
+    if !(200..300).contains(&status) {
+        let message = body.as_ref().ok().and_then(error_message);
+        return failed(http_failure(status, hints, message));
     }
+    let Ok(body) = body else {
+        return failed(Outcome::BadBody("the body is not valid JSON".into()));
+    };
+    match kind {
+        RequestKind::Results => results(&body, row_key),
+        RequestKind::Run => match run_info(&body) {
+            Ok(info) => Read {
+                outcome: Outcome::Run(info),
+                rows: None,
+                run: Some(body),
+            },
+            Err(why) => failed(why),
+        },
+    }
+}
+
+fn http_failure(status: u16, hints: RetryHeaders, message: Option<String>) -> Outcome {
+    Outcome::Http {
+        status,
+        retry_after: hints.retry_after,
+        message,
+    }
+}
+
+fn failed(outcome: Outcome) -> Read {
+    Read {
+        outcome,
+        rows: None,
+        run: None,
+    }
+}
+
+/// A 2xx results body: `results` must be an array; no `paging` means a single page.
+fn results(body: &JsValue, row_key: Option<&str>) -> Read {
+    let Ok(rows) = field(body, "results").dyn_into::<Array>() else {
+        return failed(bad("the results body has no `results` array"));
+    };
     let paging = field(body, "paging");
-    if !paging.is_object() {
-        return (bad("the results body has no `paging` object"), None);
-    }
-    let len = field(&rows, "length").as_f64().unwrap_or(0.0) as usize;
+    let len = rows.length() as usize;
     let page = Page {
         len,
         has_next_page: field(&paging, "have_next_page").as_bool() == Some(true),
-        next: field(&paging, "next").as_string(),
-        keys: row_key.map(|key| row_keys(&rows, len, key)),
+        next: next_page(&field(&paging, "next")),
+        keys: row_key.map(|key| row_keys(&rows, key)),
     };
-    (Outcome::Results(page), Some(rows))
+    Read {
+        outcome: Outcome::Results(page),
+        rows: Some(rows),
+        run: None,
+    }
 }
 
-fn row_keys(rows: &JsValue, len: usize, key: &str) -> Vec<String> {
-    let row = |i: usize| Reflect::get(rows, &(i as f64).into()).unwrap_or_default();
-    (0..len)
-        .map(|i| js_string(&field(&row(i), key)).unwrap_or_default())
+/// `paging.next` as text: a URL, a path or a query string as given; a page number in decimal.
+fn next_page(next: &JsValue) -> Option<String> {
+    let number = next.as_f64().filter(|n| n.fract() == 0.0 && *n >= 0.0);
+    match number {
+        Some(page) => Some((page as u64).to_string()),
+        None => next.as_string(),
+    }
+}
+
+fn row_keys(rows: &Array, key: &str) -> Vec<String> {
+    rows.iter()
+        .map(|row| js_string(&field(&row, key)).unwrap_or_default())
         .collect()
 }
 
 /// A 2xx run body: `status` must be a string.
-pub fn run_outcome(body: &JsValue) -> Outcome {
+fn run_info(body: &JsValue) -> Result<RunInfo, Outcome> {
     let Some(status) = field(body, "status").as_string() else {
-        return bad("the run body has no `status` string");
+        return Err(bad("the run body has no `status` string"));
     };
-    Outcome::Run(RunInfo {
+    Ok(RunInfo {
         status,
         row_count: count(body, "row_count"),
         total_row_count: count(body, "total_row_count"),
@@ -60,11 +131,20 @@ fn count(body: &JsValue, key: &str) -> Option<u64> {
     (n.is_finite() && n >= 0.0).then_some(n as u64)
 }
 
-/// The error text of a non-2xx body: its `message`, else its `error`, when a string.
+/// The error text of a non-2xx body: `message` (v3), else `error_label` (v1/v4), else
+/// `error`, when a string.
 pub fn error_message(body: &JsValue) -> Option<String> {
-    field(body, "message")
-        .as_string()
-        .or_else(|| field(body, "error").as_string())
+    ["message", "error_label", "error"]
+        .iter()
+        .find_map(|key| field(body, key).as_string())
+}
+
+/// `target[key]`; `undefined` when `target` is not an object or the getter threw.
+pub fn field(target: &JsValue, key: &str) -> JsValue {
+    if !target.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(target, &key.into()).unwrap_or(JsValue::UNDEFINED)
 }
 
 fn bad(why: &str) -> Outcome {

@@ -1,96 +1,87 @@
 //! Calling the user's callbacks. A callback that throws, or whose promise rejects, is
 //! reported to `onCallbackError(error, name)` (or `console.error`) and never ends the poll.
 
-use alloc::rc::Rc;
-use alloc::string::String;
-
-use js_sys::Function;
+use js_sys::{Function, Promise};
 use wasm_bindgen::JsValue;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
 
-use super::bindings::console_error;
-use super::options::Reader;
-use super::wake::{Waiter, Waker, Woken};
+use super::body::field;
+use super::options::{function, Options};
 
-/// The five optional callbacks.
+/// The optional callbacks of a `JobPoller`.
 pub struct Callbacks {
     /// `onBatch`, awaited when it returns a promise.
     pub on_batch: Option<Function>,
-    on_status: Option<Function>,
-    on_complete: Option<Function>,
-    on_error: Option<Function>,
+    /// `onStatus`.
+    pub on_status: Option<Function>,
+    /// `onComplete`.
+    pub on_complete: Option<Function>,
+    /// `onError`.
+    pub on_error: Option<Function>,
     /// Where failures of the others go.
-    pub on_callback_error: Option<Function>,
+    on_callback_error: Option<Function>,
 }
 
 impl Callbacks {
     /// Reads (and type-checks) the callbacks from the options.
-    pub fn read(options: &Reader) -> Result<Callbacks, JsValue> {
+    pub fn read(options: &Options) -> Result<Callbacks, JsValue> {
         Ok(Callbacks {
-            on_batch: options.function("onBatch")?,
-            on_status: options.function("onStatus")?,
-            on_complete: options.function("onComplete")?,
-            on_error: options.function("onError")?,
-            on_callback_error: options.function("onCallbackError")?,
+            on_batch: function("onBatch", options.on_batch())?,
+            on_status: function("onStatus", options.on_status())?,
+            on_complete: function("onComplete", options.on_complete())?,
+            on_error: function("onError", options.on_error())?,
+            on_callback_error: function("onCallbackError", options.on_callback_error())?,
         })
     }
 
-    /// `onStatus`, `onComplete`, `onError`: fire and forget (a rejection is still reported).
-    pub fn notify(&self, name: &'static str, arg: &JsValue) {
-        let callback = match name {
-            "onStatus" => &self.on_status,
-            "onComplete" => &self.on_complete,
-            _ => &self.on_error,
-        };
-        if let Some(pending) = self.call(callback.as_ref(), name, arg) {
-            let reporter = Reporter {
-                reporter: self.on_callback_error.clone(),
-                name,
-            };
-            Waker::new(Rc::new(reporter), 0).on_settle(&pending);
+    /// Calls `callback(arg)` and waits for the promise it returns, if any.
+    pub async fn call_and_wait(&self, callback: Option<&Function>, name: &'static str, arg: &JsValue) {
+        if let Some(pending) = self.call(callback, name, arg) {
+            if let Err(error) = JsFuture::from(pending).await {
+                self.report(&error, name);
+            }
+        }
+    }
+
+    /// Calls `callback(arg)` without waiting; a rejection of its promise is still reported.
+    pub fn notify(&self, callback: Option<&Function>, name: &'static str, arg: &JsValue) {
+        if let Some(pending) = self.call(callback, name, arg) {
+            let reporter = self.on_callback_error.clone();
+            spawn_local(async move {
+                if let Err(error) = JsFuture::from(pending).await {
+                    report(reporter.as_ref(), &error, name);
+                }
+            });
         }
     }
 
     /// Calls `callback(arg)`; returns what it returned when that is a thenable.
-    pub fn call(&self, callback: Option<&Function>, name: &str, arg: &JsValue) -> Option<JsValue> {
+    fn call(&self, callback: Option<&Function>, name: &str, arg: &JsValue) -> Option<Promise> {
         match callback?.call1(&JsValue::UNDEFINED, arg) {
-            Ok(value) if is_thenable(&value) => Some(value),
+            // Only objects are awaited: a function with a `then` member is a plain value.
+            Ok(value) if value.is_object() && field(&value, "then").is_function() => {
+                Some(Promise::resolve(&value))
+            }
             Ok(_) => None,
             Err(error) => {
-                report(self.on_callback_error.as_ref(), &error, name);
+                self.report(&error, name);
                 None
             }
         }
     }
-}
 
-/// Reports the rejection of a fire-and-forget callback's promise.
-struct Reporter {
-    reporter: Option<Function>,
-    name: &'static str,
-}
-
-impl Waiter for Reporter {
-    fn wake(self: Rc<Self>, _: u32, woken: Woken, error: JsValue) {
-        if woken == Woken::Rejected {
-            report(self.reporter.as_ref(), &error, self.name);
-        }
+    fn report(&self, error: &JsValue, name: &str) {
+        report(self.on_callback_error.as_ref(), error, name);
     }
 }
 
-fn is_thenable(value: &JsValue) -> bool {
-    // Only objects are awaited: a function with a `then` member is returned as is.
-    value.is_object() && super::bindings::get(value, "then").is_function()
-}
-
-/// Hands a callback's failure to `reporter`, or to `console.error` when there is none
-/// (or it threw too).
-pub fn report(reporter: Option<&Function>, error: &JsValue, name: &str) {
+/// Hands a callback's failure to `reporter`, or to `console.error` when there is none (or
+/// it threw too).
+fn report(reporter: Option<&Function>, error: &JsValue, name: &str) {
     let reported =
         reporter.is_some_and(|f| f.call2(&JsValue::UNDEFINED, error, &name.into()).is_ok());
     if !reported {
-        let mut message = String::from("captaindata-poller: the `");
-        message.push_str(name);
-        message.push_str("` callback failed:");
-        console_error(&message, error);
+        let message = format!("captaindata-poller: the `{name}` callback failed:");
+        web_sys::console::error_2(&message.into(), error);
     }
 }

@@ -1,51 +1,37 @@
-//! The loop that drives the engine, one turn at a time.
+//! The loop that drives the engine: it asks for the next action, performs it (a fetch, a
+//! sleep, a delivery), reports back, and ends on the engine's terminal action.
 //!
-//! A turn asks the engine for actions and performs them until one has to wait for JS: a
-//! response, a timer, a batch receiver's promise. The wait's callbacks re-enter through
-//! [`Driver::wake`], which finishes the wait and takes the next turn. Each wait has a
-//! number; `stop()`, the signal and a webhook cut a wait short by dropping it (which
-//! clears its timer and aborts its request) and moving to the next number, so the
-//! callbacks of the dropped wait are ignored when they come.
-//!
-//! The engine is only borrowed for pure Rust calls, never across a JS call, so
-//! `webhookReceived()`, `stop()` or `cursor` from inside a callback cannot collide with it.
+//! A [`Session`] is one engine, shared by the JS object (`cursor`, webhooks, `stop()`) and its
+//! running loop ([`Session::run`]). The engine is borrowed only for pure Rust calls, never
+//! across an `await` or a JS call, so a callback may call `stop()`, `webhookReceived()` or
+//! read `cursor` at any time.
 
-use alloc::rc::Rc;
-use alloc::string::String;
+use std::cell::RefCell;
 
-use core::cell::{Cell, RefCell};
-
-use js_sys::{Array, Date, Function, Reflect};
+use gloo_timers::future::TimeoutFuture;
+use js_sys::{Array, Date};
 use wasm_bindgen::JsValue;
+use web_sys::AbortSignal;
 
-use super::bindings::{call, get};
-use super::callbacks::{report, Callbacks};
-use super::fetch::{fetched, Answer, Exchange};
-use super::options::Connection;
-use super::payloads::{batch, run_status};
-use super::stop::Signal;
-use super::timer::Timeout;
-use super::wake::{Settle, Waiter, Waker, Woken};
-use super::{poller, step};
-use crate::api::Outcome;
-use crate::engine::{Action, ErrorCode, Event, FetchRequest, PollError, Poller, Summary};
+use super::body;
+use super::fetch::{self, Connection};
+use super::interrupt::{self, Interrupt, Interrupter, Interrupts};
+use crate::api::RunInfo;
+use crate::engine::{Action, Event, PollError, Poller, Summary};
 
-/// Who the loop works for.
-pub enum Mode {
-    /// A `JobPoller`: batches go to `onBatch` and the async iterator's sink, status to `onStatus`.
-    Poller {
-        /// The user's callbacks.
-        callbacks: Callbacks,
-        /// The async iterator's hand-off (set by js/extras.js).
-        sink: RefCell<Option<Function>>,
-    },
-    /// `pollStep`: the round's batches of rows (an array of arrays), returned when it ends.
-    Step(Array),
+/// Where the loop's rows and statuses go: the callbacks of a `JobPoller`, or the rows of a
+/// `pollStep` round.
+pub trait Delivery {
+    /// Hands over new rows (a fresh JS array); the loop waits for the returned future, so a
+    /// slow consumer slows the poller down (backpressure).
+    async fn batch(&self, rows: Array, offset: u64, cursor: String);
+    /// The run's status or counts changed; `body` is the run body it was read from.
+    fn status(&self, run: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue);
 }
 
 /// How the loop ended.
 pub enum End {
-    /// Cron mode: the round is over.
+    /// Cron mode: the round is over; continue from the cursor later.
     Yield,
     /// Terminal success.
     Complete(Summary),
@@ -53,96 +39,31 @@ pub enum End {
     Fail(PollError),
 }
 
-/// What the loop is waiting for.
-enum Wait {
-    /// Nothing: a turn is running, or the loop has not started or is over.
-    Nothing,
-    /// The next turn, on the next microtask.
-    Turn,
-    /// The engine's request.
-    Fetch(Exchange, FetchRequest),
-    /// The engine's timer (dropping the guard clears it).
-    Sleep { _timer: Timeout },
-    /// A batch receiver's promise; `next` is the receiver after it.
-    Deliver { batch: JsValue, next: usize },
-    /// An event (a webhook); the engine has nothing to do until then.
-    Idle,
-}
-
-/// One engine and the I/O state around it.
-pub struct Driver {
+/// One engine and what its loop needs.
+pub struct Session {
     engine: RefCell<Poller>,
     connection: Connection,
-    mode: Mode,
-    /// The user's signal.
-    pub signal: Signal,
-    wait: RefCell<Wait>,
-    /// Number of the current wait; callbacks of earlier ones are ignored.
-    serial: Cell<u32>,
-    /// `stop()` was called or the signal aborted.
-    stopped: Cell<bool>,
-    /// The engine was told.
-    stop_sent: Cell<bool>,
-    settle: RefCell<Option<Settle>>,
-    rows: RefCell<JsValue>,
-    run_body: RefCell<JsValue>,
+    signal: Option<AbortSignal>,
+    interrupter: Interrupter,
+    /// Taken by the loop when it starts.
+    interrupts: RefCell<Option<Interrupts>>,
 }
 
-/// Milliseconds since the Unix epoch, the engine's clock.
+/// Milliseconds since the Unix epoch: the engine's clock.
 pub fn now_ms() -> u64 {
     Date::now() as u64
 }
 
-impl Driver {
-    /// Wraps a ready engine.
-    pub fn new(engine: Poller, connection: Connection, signal: Signal, mode: Mode) -> Driver {
-        Driver {
+impl Session {
+    /// A session around a ready engine.
+    pub fn new(engine: Poller, connection: Connection, signal: Option<AbortSignal>) -> Session {
+        let (interrupter, interrupts) = interrupt::channel();
+        Session {
             engine: RefCell::new(engine),
             connection,
-            mode,
             signal,
-            wait: RefCell::new(Wait::Nothing),
-            serial: Cell::new(0),
-            stopped: Cell::new(false),
-            stop_sent: Cell::new(false),
-            settle: RefCell::new(None),
-            rows: RefCell::new(JsValue::UNDEFINED),
-            run_body: RefCell::new(JsValue::UNDEFINED),
-        }
-    }
-
-    /// Starts the loop (on the next microtask); `settle` gets its outcome.
-    pub fn start(self: &Rc<Self>, settle: Settle) {
-        self.settle.replace(Some(settle));
-        let waker = self.waker();
-        if !self.signal.listen(&waker) {
-            self.stopped.set(true);
-        }
-        waker.on_settle(&JsValue::UNDEFINED);
-        self.wait.replace(Wait::Turn);
-    }
-
-    /// Stops the loop: the current wait is dropped (its timer cleared, its request
-    /// aborted) and the next turn ends with ABORTED. Idempotent.
-    pub fn stop(self: &Rc<Self>) {
-        if !self.stopped.replace(true) {
-            self.interrupt();
-        }
-    }
-
-    /// Feeds an outside event (a webhook); a sleep or idle wait is cut short so the
-    /// engine can act on it.
-    pub fn notify(self: &Rc<Self>, event: Event) {
-        self.handle(event);
-        if matches!(*self.wait.borrow(), Wait::Sleep { .. } | Wait::Idle) {
-            self.interrupt();
-        }
-    }
-
-    /// The async iterator's batch hand-off.
-    pub fn set_sink(&self, sink: Function) {
-        if let Mode::Poller { sink: slot, .. } = &self.mode {
-            slot.replace(Some(sink));
+            interrupter,
+            interrupts: RefCell::new(Some(interrupts)),
         }
     }
 
@@ -156,222 +77,128 @@ impl Driver {
         self.engine.borrow().requests()
     }
 
-    /// The job this driver polls.
+    /// The job this session polls.
     pub fn job_uid(&self) -> String {
         self.engine.borrow().config().job_uid().into()
     }
 
-    /// `status` of the last run body read, if any.
-    pub fn last_status(&self) -> Option<String> {
-        get(&self.run_body.borrow(), "status").as_string()
+    /// The signal's `reason` once it has aborted: the `cause` of an ABORTED error.
+    pub fn abort_reason(&self) -> Option<JsValue> {
+        let signal = self.signal.as_ref()?;
+        signal.aborted().then(|| signal.reason())
+    }
+
+    /// Ends the loop at once (the request in flight is aborted, the timer cleared); the
+    /// engine then fails with ABORTED. Idempotent; before the start it makes the start end.
+    pub fn stop(&self) {
+        self.interrupter.send(Interrupt::Stop);
+    }
+
+    /// An outside event (a webhook): the engine takes it now, and a sleep is cut short so
+    /// it can act on it.
+    pub fn event(&self, event: Event) {
+        self.handle(event);
+        self.interrupter.send(Interrupt::Webhook);
     }
 
     fn handle(&self, event: Event) {
         self.engine.borrow_mut().handle(event, now_ms());
     }
 
-    /// Callbacks for a new wait (the earlier waits' callbacks go stale).
-    fn waker(self: &Rc<Self>) -> Waker {
-        self.serial.set(self.serial.get().wrapping_add(1));
-        Waker::new(self.clone(), self.serial.get())
+    fn next_action(&self) -> Action {
+        self.engine.borrow_mut().next_action(now_ms())
     }
 
-    /// Drops the current wait, if any, and takes a turn on the next microtask.
-    fn interrupt(self: &Rc<Self>) {
-        if matches!(*self.wait.borrow(), Wait::Nothing | Wait::Turn) {
-            return; // a turn is running or due (it will see the change), or the loop is over
-        }
-        self.waker().on_settle(&JsValue::UNDEFINED);
-        drop(self.wait.replace(Wait::Turn));
-    }
-
-    /// Performs actions until one has to wait.
-    fn turn(self: &Rc<Self>) {
+    /// Runs the engine until it ends (or, in cron mode, yields). Runs once per session.
+    pub async fn run(&self, delivery: &impl Delivery) -> End {
+        let Some(mut interrupts) = self.interrupts.take() else {
+            return End::Yield; // not reached: `start()` runs the loop once, `pollStep` too
+        };
+        let _listener = match &self.signal {
+            Some(signal) if signal.aborted() => {
+                self.stop();
+                None
+            }
+            Some(signal) => Some(self.interrupter.on_abort(signal)),
+            None => None,
+        };
+        let mut io = Io::default();
         loop {
-            if self.stopped.get() && !self.stop_sent.replace(true) {
+            if interrupts.stopped() {
                 self.handle(Event::Stop);
             }
-            let action = self.engine.borrow_mut().next_action(now_ms());
-            let wait = match action {
-                Action::Fetch(request) => self.fetch(request),
-                Action::Sleep { ms, .. } => {
-                    self.release_bodies();
-                    Some(Wait::Sleep {
-                        _timer: self.waker().after(ms),
-                    })
-                }
-                Action::Emit(batch) => self.emit(batch.start, batch.end, batch.offset),
-                Action::Status(info) => {
-                    if let Mode::Poller { callbacks, .. } = &self.mode {
-                        callbacks.notify("onStatus", &run_status(&info, &self.run_body.borrow()));
+            match self.next_action() {
+                Action::Fetch(request) => {
+                    let sent = fetch::send(&self.connection, "GET", &request.url, None, request.timeout_ms);
+                    if let Some(answer) = interrupts.until(false, sent).await {
+                        let read = body::read(answer, request.kind, self.connection.row_key.as_deref());
+                        let outcome = io.keep(read);
+                        self.handle(Event::Response { id: request.id, outcome });
                     }
-                    None
                 }
-                Action::Yield if matches!(self.mode, Mode::Poller { .. }) => None,
-                Action::Yield => return self.end(End::Yield),
-                Action::Complete(summary) => return self.end(End::Complete(summary)),
-                Action::Fail(error) => return self.end(End::Fail(error)),
-                Action::Idle if self.stop_sent.get() => return self.end(End::Fail(aborted())),
-                Action::Idle => Some(Wait::Idle),
-            };
-            if let Some(wait) = wait {
-                // A stop from inside this turn (a callback, the user's fetch) drops the wait.
-                if !self.stopped.get() {
-                    self.wait.replace(wait);
-                    return;
+                Action::Sleep { ms, .. } => {
+                    // The engine has acted on the last response: its rows and body are let
+                    // go rather than kept alive for the whole interval.
+                    io = Io::default();
+                    interrupts.forget_webhooks();
+                    // Cut short by a webhook, the engine acts as if the timer fired.
+                    if interrupts.until(true, TimeoutFuture::new(ms)).await.is_some() {
+                        self.handle(Event::TimerFired);
+                    }
+                }
+                Action::Emit(batch) => {
+                    let rows = io.rows(batch.start, batch.end);
+                    let handed = delivery.batch(rows, batch.offset, self.cursor());
+                    if interrupts.until(false, handed).await.is_some() {
+                        self.handle(Event::BatchDone);
+                    }
+                }
+                Action::Status(run) => delivery.status(&run, None, &io.run),
+                Action::Yield => return End::Yield,
+                Action::Complete(summary) => return End::Complete(summary),
+                Action::Fail(error) => return End::Fail(error),
+                Action::Idle => {
+                    if interrupts.next().await.is_none() {
+                        self.handle(Event::Stop);
+                    }
                 }
             }
-        }
-    }
-
-    /// Before a sleep: the engine has acted on the last response (its batches were handed
-    /// over, its status reported), so its rows and run body are let go rather than kept
-    /// alive for the whole interval; the next response brings new ones. `pollStep` keeps
-    /// the run body: its result reports the last status read.
-    fn release_bodies(&self) {
-        self.rows.replace(JsValue::UNDEFINED);
-        if let Mode::Poller { .. } = self.mode {
-            self.run_body.replace(JsValue::UNDEFINED);
-        }
-    }
-
-    /// Sends the engine's request; a request that cannot be sent is answered at once.
-    fn fetch(self: &Rc<Self>, request: FetchRequest) -> Option<Wait> {
-        let conn = &self.connection;
-        let sent = Exchange::send(
-            conn,
-            "GET",
-            &request.url,
-            None,
-            request.timeout_ms,
-            &self.waker(),
-        );
-        match sent {
-            Ok(exchange) => Some(Wait::Fetch(exchange, request)),
-            Err(answer) => {
-                self.respond(&request, answer);
-                None
-            }
-        }
-    }
-
-    fn respond(&self, request: &FetchRequest, answer: Answer) {
-        let fetched = fetched(&self.connection, request, answer);
-        if let Some(rows) = fetched.rows {
-            self.rows.replace(rows);
-        }
-        if let Outcome::Run(_) = fetched.outcome {
-            self.run_body.replace(fetched.body);
-        }
-        self.handle(Event::Response {
-            id: request.id,
-            outcome: fetched.outcome,
-        });
-    }
-
-    /// Hands `results[start..end]` of the latest results to the receivers.
-    fn emit(self: &Rc<Self>, start: usize, end: usize, offset: u64) -> Option<Wait> {
-        let (start, end) = ((start as f64).into(), (end as f64).into());
-        let rows = call(&self.rows.borrow(), "slice", &start, &end).unwrap_or_default();
-        match &self.mode {
-            Mode::Poller { .. } => self.deliver(batch(rows, offset, self.cursor()), 0),
-            Mode::Step(batches) => {
-                let _ = Reflect::set(batches, &get(batches, "length"), &rows);
-                self.handle(Event::BatchDone);
-                None
-            }
-        }
-    }
-
-    /// Calls the batch receivers from `next` on (`onBatch`, then the iterator's sink),
-    /// waiting for each one that returns a promise; then tells the engine, unless stopped.
-    fn deliver(self: &Rc<Self>, batch: JsValue, next: usize) -> Option<Wait> {
-        let Mode::Poller { callbacks, sink } = &self.mode else {
-            return None;
-        };
-        for index in next..2 {
-            let (receiver, name) = match index {
-                0 => (callbacks.on_batch.clone(), "onBatch"),
-                _ => (sink.borrow().clone(), "iterator"),
-            };
-            if let Some(pending) = callbacks.call(receiver.as_ref(), name, &batch) {
-                self.waker().on_settle(&pending);
-                let next = index + 1;
-                return Some(Wait::Deliver { batch, next });
-            }
-        }
-        if !self.stopped.get() {
-            self.handle(Event::BatchDone);
-        }
-        None
-    }
-
-    /// The loop is over: the signal is let go, then the caller hears of it.
-    fn end(&self, end: End) {
-        self.signal.unlisten();
-        let outcome = match &self.mode {
-            Mode::Poller { callbacks, .. } => poller::finish(self, callbacks, end),
-            Mode::Step(batches) => step::finish(self, batches, end),
-        };
-        if let Some(settle) = self.settle.take() {
-            settle.settle(outcome);
         }
     }
 }
 
-impl Waiter for Driver {
-    fn wake(self: Rc<Self>, wait: u32, woken: Woken, value: JsValue) {
-        if woken == Woken::Abort {
-            return self.stop();
-        }
-        if wait != self.serial.get() {
-            return; // a callback of a wait cut short
-        }
-        let next = match self.wait.replace(Wait::Nothing) {
-            Wait::Fetch(mut exchange, request) => {
-                let waker = Waker::new(self.clone(), wait);
-                let Some(answer) = exchange.advance(woken, value, &waker) else {
-                    self.wait.replace(Wait::Fetch(exchange, request));
-                    return;
-                };
-                drop(exchange);
-                self.respond(&request, answer);
-                None
-            }
-            Wait::Sleep { .. } => {
-                self.handle(Event::TimerFired);
-                None
-            }
-            Wait::Deliver { batch, next } => {
-                if let (Woken::Rejected, Mode::Poller { callbacks, .. }) = (woken, &self.mode) {
-                    let name = if next == 1 { "onBatch" } else { "iterator" };
-                    report(callbacks.on_callback_error.as_ref(), &value, name);
-                }
-                self.deliver(batch, next)
-            }
-            Wait::Turn => None,
-            // Late callbacks of a wait that ended without taking a new number (a request
-            // that timed out, then rejected when aborted).
-            other @ (Wait::Nothing | Wait::Idle) => {
-                self.wait.replace(other);
-                return;
-            }
-        };
-        match next {
-            Some(wait) if !self.stopped.get() => {
-                self.wait.replace(wait);
-            }
-            _ => self.turn(),
+/// The JS values of the last response that the engine's next actions refer to.
+struct Io {
+    rows: Option<Array>,
+    run: JsValue,
+}
+
+impl Default for Io {
+    fn default() -> Self {
+        Io {
+            rows: None,
+            run: JsValue::UNDEFINED,
         }
     }
 }
 
-/// The glue's own ABORTED, only if the engine went idle after being told to stop.
-fn aborted() -> PollError {
-    PollError {
-        code: ErrorCode::Aborted,
-        message: "The poller was stopped".into(),
-        http_status: None,
-        run_status: None,
+impl Io {
+    /// Keeps the rows or run body of `read`; returns its outcome for the engine.
+    fn keep(&mut self, read: body::Read) -> crate::api::Outcome {
+        if let Some(rows) = read.rows {
+            self.rows = Some(rows);
+        }
+        if let Some(run) = read.run {
+            self.run = run;
+        }
+        read.outcome
+    }
+
+    /// `results[start..end]` of the latest results, a fresh array.
+    fn rows(&self, start: usize, end: usize) -> Array {
+        match &self.rows {
+            Some(rows) => rows.slice(start as u32, end as u32),
+            None => Array::new(),
+        }
     }
 }

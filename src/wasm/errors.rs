@@ -1,34 +1,26 @@
 //! The JS errors the glue throws or rejects with.
 
-use alloc::string::String;
+use js_sys::{Array, Error, Object, Reflect, TypeError};
+use serde::Serialize;
+use wasm_bindgen::{JsCast, JsValue};
 
-use js_sys::{Array, Error, Reflect, TypeError};
-use wasm_bindgen::JsValue;
-
-use super::bindings::js_string;
+use super::body::js_string;
+use super::payloads::frozen;
 use crate::engine::{ConfigError, PollError};
-use crate::scan;
-use crate::text::{concat, first_chars};
 
 /// `TypeError("Expected `option` to be <expected> (got <value>)")`.
 pub fn invalid_option(option: &str, expected: &str, got: &JsValue) -> JsValue {
-    let mut message = String::from("Expected `");
-    message.push_str(option);
-    message.push_str("` to be ");
-    message.push_str(expected);
-    message.push_str(" (got ");
-    message.push_str(&describe(option, got));
-    message.push(')');
-    TypeError::new(&message).into()
+    let got = describe(option, got);
+    type_error(&format!("Expected `{option}` to be {expected} (got {got})"))
 }
 
 /// The engine's validation failure as a `TypeError` naming the option.
 pub fn config_error(error: &ConfigError) -> JsValue {
-    let named = String::from("`") + error.option + "`";
-    if scan::find(&error.message, &named).is_some() {
-        return TypeError::new(&error.message).into();
+    let named = format!("`{}`", error.option);
+    if error.message.contains(&named) {
+        return type_error(&error.message);
     }
-    TypeError::new(&(String::from("Invalid ") + &named + ": " + &error.message)).into()
+    type_error(&format!("Invalid {named}: {}", error.message))
 }
 
 /// A plain `TypeError` (wrong webhook payload and the like).
@@ -36,26 +28,33 @@ pub fn type_error(message: &str) -> JsValue {
     TypeError::new(message).into()
 }
 
-/// A terminal error: `Error` named `CaptainDataError` with `code`, `status`, `runStatus`
+/// The fields a `CaptainDataError` carries besides its message.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ErrorFields<'a> {
+    name: &'static str,
+    code: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run_status: Option<&'a str>,
+}
+
+/// A terminal error: an `Error` named `CaptainDataError` with `code`, `status`, `runStatus`
 /// and, when a signal aborted the run, `cause = signal.reason`.
 pub fn poll_error(error: &PollError, cause: Option<JsValue>) -> JsValue {
     let js = Error::new(&error.message);
-    set(&js, "name", &"CaptainDataError".into());
-    set(&js, "code", &error.code.as_str().into());
-    if let Some(status) = error.http_status {
-        set(&js, "status", &status.into());
-    }
-    if let Some(run_status) = &error.run_status {
-        set(&js, "runStatus", &run_status.into());
-    }
+    let fields = ErrorFields {
+        name: "CaptainDataError",
+        code: error.code.as_str(),
+        status: error.http_status,
+        run_status: error.run_status.as_deref(),
+    };
+    Object::assign(&js, frozen(&fields).unchecked_ref());
     if let Some(cause) = cause {
-        set(&js, "cause", &cause);
+        let _ = Reflect::set(&js, &"cause".into(), &cause);
     }
     js.into()
-}
-
-fn set(target: &JsValue, key: &str, value: &JsValue) {
-    let _ = Reflect::set(target, &key.into(), value);
 }
 
 /// How a bad value is shown in a message; secrets are shown by type only.
@@ -73,7 +72,8 @@ fn describe(option: &str, value: &JsValue) -> String {
         return value.js_typeof().as_string().unwrap_or_default();
     }
     if let Some(text) = value.as_string() {
-        return concat(&["\"", first_chars(&text, 40), "\""]);
+        let cut: String = text.chars().take(40).collect();
+        return format!("\"{cut}\"");
     }
     js_string(value).unwrap_or_default()
 }

@@ -1,22 +1,47 @@
-//! One HTTP exchange: request with headers, a per-request `AbortController` and timeout,
-//! the parsed JSON body, and (for the engine's GETs) the [`Outcome`].
+//! One HTTP exchange: the request with the connection's headers, a per-request
+//! `AbortController` and timeout, and the parsed JSON body.
 //!
-//! An [`Exchange`] is the request in flight. Its owner hands it every callback of its
-//! wait ([`Exchange::advance`]) until it yields an [`Answer`]; dropping it aborts the
-//! request and clears the timeout, so leaving early (stop, abort) cancels it.
+//! [`send`] is a future: dropping it before it ends (stop, abort signal) aborts the request
+//! and clears its timeout.
 
-use alloc::string::String;
+use std::pin::pin;
 
-use js_sys::{Object, Reflect};
-use wasm_bindgen::JsValue;
+use futures_util::future::{select, Either};
+use gloo_timers::future::TimeoutFuture;
+use js_sys::{Function, Object, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, Headers, RequestInit, Response};
 
-use super::bindings::{call, get, global_fetch, AbortController, Headers};
-use super::body::{error_message, results_outcome, run_outcome};
-use super::options::Connection;
-use super::timer::Timeout;
-use super::wake::{Waker, Woken};
-use crate::api::Outcome;
-use crate::engine::{FetchRequest, RequestKind};
+#[wasm_bindgen]
+extern "C" {
+    /// The global `fetch`, never `window.fetch`: pages, Web Workers, Node and workerd all
+    /// have it. Looked up at call time, so a fake installed on `globalThis` is used.
+    #[wasm_bindgen(catch, js_name = fetch)]
+    fn global_fetch(url: &str, init: &RequestInit) -> Result<Promise, JsValue>;
+}
+
+/// What the glue needs to talk to the API.
+pub struct Connection {
+    /// Sent with every request; holds the API key, which goes nowhere else. A plain object:
+    /// a `Headers` instance costs several times its memory, kept by every poller of a fleet.
+    pub headers: Object,
+    /// The user's `fetch`, called with `this` undefined; the global one when absent.
+    pub fetch: Option<Function>,
+    /// `rowKey`: read `String(row[rowKey])` for the engine's de-duplication.
+    pub row_key: Option<String>,
+    /// Per-request timeout of `scheduleWorkflow` (the engine gives its own with each request).
+    pub timeout_ms: u32,
+}
+
+/// The headers a retry hint may be read from.
+#[derive(Default)]
+pub struct RetryHeaders {
+    /// `Retry-After`.
+    pub retry_after: Option<String>,
+    /// `X-RateLimit-Reset`.
+    pub rate_limit_reset: Option<String>,
+}
 
 /// How an exchange ended.
 pub enum Answer {
@@ -24,192 +49,109 @@ pub enum Answer {
     Http {
         /// HTTP status.
         status: u16,
-        /// The raw `Retry-After` header.
-        retry_after: Option<String>,
+        /// The headers that may hint when to retry.
+        hints: RetryHeaders,
         /// The parsed body.
         body: Result<JsValue, JsValue>,
     },
-    /// `fetch` rejected (connection refused, dropped, CORS…).
+    /// No response at all: `fetch` rejected (connection refused or dropped, CORS…).
     Network,
     /// No answer (or body) within the timeout; the request was aborted.
     Timeout,
 }
 
-/// A request in flight.
-pub struct Exchange {
-    controller: AbortController,
-    _deadline: Option<Timeout>,
-    /// Status and `Retry-After` once the response arrived; the body is being read.
-    head: Option<(u16, Option<String>)>,
-    /// The body was read: nothing is left to cancel. Aborting anyway would build a
-    /// DOMException and fire an abort event per request for nothing (measured: ~11 % CPU).
-    complete: bool,
+/// An `AbortController` that aborts its request when dropped, unless the exchange
+/// completed (aborting then would build a `DOMException` and fire an event for nothing).
+struct AbortOnDrop {
+    controller: Option<AbortController>,
 }
 
-impl Drop for Exchange {
+impl Drop for AbortOnDrop {
     fn drop(&mut self) {
-        if self.complete {
-            return;
+        if let Some(controller) = self.controller.take() {
+            controller.abort();
         }
-        let _ = call(
-            &self.controller,
-            "abort",
-            &JsValue::UNDEFINED,
-            &JsValue::UNDEFINED,
-        );
     }
 }
 
-impl Exchange {
-    /// Sends one request with the connection's headers; `waker` hears of the response and
-    /// of the timeout. `Err` when it could not even be sent.
-    pub fn send(
-        conn: &Connection,
-        method: &str,
-        url: &str,
-        body: Option<&str>,
-        timeout_ms: u32,
-        waker: &Waker,
-    ) -> Result<Exchange, Answer> {
-        let mut exchange = Exchange {
-            controller: AbortController::new(),
-            _deadline: None,
-            head: None,
-            complete: false,
-        };
-        let init = request_init(conn, method, body, &exchange.controller).ok_or(Answer::Network)?;
-        let sent = match &conn.fetch {
-            // `this` is undefined: a bound-less platform fetch (workerd) must not see our object.
-            Some(fetch) => fetch.call2(&JsValue::UNDEFINED, &url.into(), &init),
-            None => global_fetch(url, &init),
-        };
-        let sent = sent.map_err(|_| Answer::Network)?;
-        exchange._deadline = Some(waker.after(timeout_ms));
-        waker.on_settle(&sent);
-        Ok(exchange)
-    }
-
-    /// One callback of this exchange's wait: the answer, or `None` while the body is read.
-    pub fn advance(&mut self, woken: Woken, value: JsValue, waker: &Waker) -> Option<Answer> {
-        if woken == Woken::Timer {
-            return Some(Answer::Timeout);
-        }
-        let body = match woken {
-            Woken::Resolved => Ok(value),
-            _ => Err(value),
-        };
-        match self.head.take() {
-            Some((status, retry_after)) => {
-                self.complete = true;
-                Some(Answer::Http {
-                    status,
-                    retry_after,
-                    body,
-                })
+/// Sends one request; `body` (JSON text) makes it a JSON POST.
+pub async fn send(
+    conn: &Connection,
+    method: &str,
+    url: &str,
+    body: Option<&str>,
+    timeout_ms: u32,
+) -> Answer {
+    let Ok(controller) = AbortController::new() else {
+        return Answer::Network;
+    };
+    let init = RequestInit::new();
+    init.set_method(method);
+    init.set_signal(Some(&controller.signal()));
+    match body {
+        Some(body) => match json_headers(&conn.headers) {
+            Some(headers) => {
+                init.set_headers(&headers);
+                init.set_body(&body.into());
             }
-            None => self.on_response(body, waker),
-        }
+            None => return Answer::Network,
+        },
+        None => init.set_headers(&conn.headers),
     }
-
-    fn on_response(&mut self, response: Result<JsValue, JsValue>, waker: &Waker) -> Option<Answer> {
-        let Ok(response) = response else {
-            return Some(Answer::Network);
-        };
-        let status = get(&response, "status").as_f64();
-        let Some(status) = status.filter(|s| (100.0..1000.0).contains(s)) else {
-            return Some(Answer::Network);
-        };
-        let status = status as u16;
-        let headers = get(&response, "headers");
-        let retry_after = call(&headers, "get", &"Retry-After".into(), &JsValue::UNDEFINED);
-        let retry_after = retry_after.ok().and_then(|v| v.as_string());
-        match call(&response, "json", &JsValue::UNDEFINED, &JsValue::UNDEFINED) {
-            Ok(parsing) => {
-                waker.on_settle(&parsing);
-                self.head = Some((status, retry_after));
-                None
-            }
-            Err(error) => Some(Answer::Http {
-                status,
-                retry_after,
-                body: Err(error),
-            }),
+    let sent = match &conn.fetch {
+        // `this` is undefined: a platform fetch (workerd) must not be called on our object.
+        Some(fetch) => fetch
+            .call2(&JsValue::UNDEFINED, &url.into(), &init)
+            .map(|value| Promise::resolve(&value)),
+        None => global_fetch(url, &init),
+    };
+    let Ok(sent) = sent else {
+        return Answer::Network;
+    };
+    let mut guard = AbortOnDrop {
+        controller: Some(controller),
+    };
+    let exchange = pin!(receive(sent));
+    match select(exchange, TimeoutFuture::new(timeout_ms)).await {
+        Either::Left((answer, _)) => {
+            guard.controller = None; // over: nothing left to cancel
+            answer
         }
+        Either::Right(_) => Answer::Timeout, // `guard` aborts the request
     }
 }
 
-/// An engine GET answered: the outcome, plus the JS values the glue keeps from it.
-pub struct Fetched {
-    /// What the engine is told.
-    pub outcome: Outcome,
-    /// The `results` array of a good results body.
-    pub rows: Option<JsValue>,
-    /// The parsed body (a run body feeds `onStatus`).
-    pub body: JsValue,
-}
-
-/// Reads the engine's answer to `req` from what the exchange brought back.
-pub fn fetched(conn: &Connection, req: &FetchRequest, answer: Answer) -> Fetched {
-    let (status, retry_after, body) = match answer {
-        Answer::Http {
-            status,
-            retry_after,
-            body,
-        } => (status, retry_after, body),
-        Answer::Network => return failed(Outcome::Network),
-        Answer::Timeout => return failed(Outcome::Timeout),
+/// The response, then its JSON body.
+async fn receive(sent: Promise) -> Answer {
+    let Ok(response) = JsFuture::from(sent).await else {
+        return Answer::Network;
     };
-    if !(200..300).contains(&status) {
-        let message = body.as_ref().ok().and_then(error_message);
-        return failed(Outcome::Http {
-            status,
-            retry_after,
-            message,
-        });
+    // Unchecked: an injected `fetch` may answer any object shaped like a `Response`.
+    let response: Response = response.unchecked_into();
+    let status = response.status();
+    if !(100..1000).contains(&status) {
+        return Answer::Network;
     }
-    let Ok(body) = body else {
-        return failed(Outcome::BadBody("the body is not valid JSON".into()));
+    let headers = response.headers();
+    let header = |name: &str| headers.get(name).ok().flatten();
+    let hints = RetryHeaders {
+        retry_after: header("Retry-After"),
+        rate_limit_reset: header("X-RateLimit-Reset"),
     };
-    let (outcome, rows) = match req.kind {
-        RequestKind::Results => results_outcome(&body, conn.row_key.as_deref()),
-        RequestKind::Run => (run_outcome(&body), None),
+    let body = match response.json() {
+        Ok(parsing) => JsFuture::from(parsing).await,
+        Err(error) => Err(error),
     };
-    Fetched {
-        outcome,
-        rows,
+    Answer::Http {
+        status,
+        hints,
         body,
     }
 }
 
-fn failed(outcome: Outcome) -> Fetched {
-    Fetched {
-        outcome,
-        rows: None,
-        body: JsValue::UNDEFINED,
-    }
-}
-
-fn request_init(
-    conn: &Connection,
-    method: &str,
-    body: Option<&str>,
-    controller: &AbortController,
-) -> Option<Object> {
-    let init = Object::new();
-    let headers: JsValue = match body {
-        // A copy, so the shared headers never carry a body's content type.
-        Some(_) => {
-            let headers = Headers::new(&conn.headers).ok()?;
-            let (name, value) = ("Content-Type".into(), "application/json".into());
-            call(&headers, "set", &name, &value).ok()?;
-            headers.into()
-        }
-        None => conn.headers.clone().into(),
-    };
-    let set = |key: &str, value: &JsValue| Reflect::set(&init, &key.into(), value).is_ok();
-    let ok = set("method", &method.into())
-        && set("headers", &headers)
-        && set("signal", &get(controller, "signal"))
-        && body.map_or(true, |b| set("body", &b.into()));
-    ok.then_some(init)
+/// A copy of the shared headers with a JSON content type (the shared ones never carry it).
+fn json_headers(headers: &Object) -> Option<Headers> {
+    let copy = Headers::new_with_record_from_str_to_str(headers).ok()?;
+    copy.set("Content-Type", "application/json").ok()?;
+    Some(copy)
 }

@@ -1,24 +1,28 @@
-//! The JS-facing glue (wasm32 only): it performs the engine's fetches and timers and
-//! calls the user's callbacks. It never decides policy: retry, cadence and
-//! classification are the engine's and the api's.
+//! The JS-facing glue (wasm32 only): it performs the engine's fetches and timers and calls
+//! the user's callbacks. It never decides policy: retry, cadence and classification are the
+//! engine's and the api's.
 //!
-//! Layers, as in gloo/workers-rs: raw [`bindings`], small wrappers ([`wake`], [`timer`], [`stop`],
-//! [`fetch`], [`body`]), the [`driver`] loop, then the exported API ([`poller`], [`step`], [`schedule`]).
+//! Layers, lowest first:
+//! - wrappers of one web concern each: [`fetch`] (one HTTP exchange), [`body`] (JSON bodies
+//!   → the engine's [`crate::api::Outcome`]), [`interrupt`] (stop, abort signal, webhook),
+//!   [`errors`] and [`payloads`] (what crosses to JS), [`options`] (what comes from JS);
+//! - [`driver`]: the async loop that feeds the engine and performs its actions, with a
+//!   [`driver::Delivery`] saying where rows go;
+//! - the exported API: [`poller`] (`JobPoller`, rows to callbacks), [`step`] (`pollStep`,
+//!   rows in the result) and [`schedule`] (`scheduleWorkflow`).
 
-mod bindings;
 mod body;
 mod callbacks;
 mod driver;
 mod errors;
 mod fetch;
+mod interrupt;
 mod options;
 mod payloads;
 mod poller;
 mod schedule;
 mod step;
-mod stop;
-mod timer;
-mod wake;
+mod webhook;
 
 pub use poller::JobPoller;
 pub use schedule::schedule_workflow;

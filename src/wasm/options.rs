@@ -1,37 +1,85 @@
-//! JS options → engine [`Config`], the connection the glue holds, and callbacks.
+//! JS options → the engine's [`Config`], the [`Connection`] the glue holds, and callbacks.
 //!
-//! Every option is checked up front; a bad one is a `TypeError` naming it. The engine
-//! validates what it owns (`jobUid`, `baseUrl`, the content of `cursor`).
+//! The options object holds functions and an `AbortSignal`, so it is read through typed
+//! getters rather than deserialised (why: docs/size.md). Every option is checked up front;
+//! a bad one is a `TypeError` naming it. The engine validates what it owns (`jobUid`,
+//! `baseUrl`, the content of `cursor`).
 
-use alloc::string::String;
+use js_sys::{Function, Object};
+use wasm_bindgen::prelude::*;
+use web_sys::{AbortSignal, Headers};
 
-use js_sys::{Function, Object, Reflect};
-use wasm_bindgen::{JsCast, JsValue};
-
-use super::bindings::{call, get, AbortSignal, Headers};
 use super::errors::{config_error, invalid_option, type_error};
-use crate::engine::{Config, Event, RetryPolicy};
-use crate::text::concat;
+use super::fetch::Connection;
+use crate::engine::{Config, RetryPolicy};
+
+#[wasm_bindgen]
+extern "C" {
+    /// The options of `new JobPoller(options)`, `pollStep(options)` and the connection of
+    /// `scheduleWorkflow`. A getter that throws makes the call throw that error.
+    pub type Options;
+    #[wasm_bindgen(method, getter, catch, js_name = jobUid)]
+    pub fn job_uid(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = baseUrl)]
+    pub fn base_url(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = apiKey)]
+    pub fn api_key(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = projectId)]
+    pub fn project_id(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn headers(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = intervalMs)]
+    pub fn interval_ms(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = statusEvery)]
+    pub fn status_every(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = maxDurationMs)]
+    pub fn max_duration_ms(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = deadlineMs)]
+    pub fn deadline_ms(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = maxRequests)]
+    pub fn max_requests(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = timeoutMs)]
+    pub fn timeout_ms(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn retry(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn seed(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = rowKey)]
+    pub fn row_key(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn cursor(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn signal(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn fetch(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn webhook(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = onBatch)]
+    pub fn on_batch(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = onStatus)]
+    pub fn on_status(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = onComplete)]
+    pub fn on_complete(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = onError)]
+    pub fn on_error(this: &Options) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = onCallbackError)]
+    pub fn on_callback_error(this: &Options) -> Result<JsValue, JsValue>;
+
+    /// `options.retry`.
+    pub type RetryOptions;
+    #[wasm_bindgen(method, getter, catch)]
+    pub fn retries(this: &RetryOptions) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = minDelayMs)]
+    pub fn min_delay_ms(this: &RetryOptions) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, getter, catch, js_name = maxDelayMs)]
+    pub fn max_delay_ms(this: &RetryOptions) -> Result<JsValue, JsValue>;
+}
 
 /// The documented default `baseUrl`.
 pub const DEFAULT_BASE_URL: &str = "https://api.captaindata.co/v3";
+/// The longest delay `setTimeout` honours; longer ones fire at once in every runtime.
 const MAX_TIMER_MS: f64 = 2_147_483_647.0;
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
-const POSITIVE_MS: &str = "a positive number of milliseconds";
-
-/// What the glue needs to talk to the API: headers (auth + user's), fetch, row keys.
-pub struct Connection {
-    /// Sent with every request; holds the API key, which goes nowhere else. A plain object of
-    /// (lower-case) names and values: a `Headers` instance costs several times its memory,
-    /// kept by every poller of a fleet for its whole life.
-    pub headers: Object,
-    /// The user's `fetch`, called with `this` undefined; the global one when absent.
-    pub fetch: Option<Function>,
-    /// `rowKey`: read `String(row[rowKey])` for the engine's de-duplication.
-    pub row_key: Option<String>,
-    /// Per-request timeout (also carried by each engine request).
-    pub timeout_ms: u32,
-}
 
 /// Options shared by `JobPoller` and `pollStep`.
 pub struct Common {
@@ -45,117 +93,82 @@ pub struct Common {
     pub signal: Option<AbortSignal>,
 }
 
-/// Typed access to one JS options object.
-pub struct Reader<'a> {
-    object: &'a JsValue,
-    /// Put before an option's name in errors: `retry.` for the members of `retry`.
-    prefix: &'static str,
+/// `value` as an options object; `name` is how the error refers to it.
+pub fn object<T: JsCast>(value: JsValue, name: &str) -> Result<T, JsValue> {
+    if !value.is_object() || value.is_function() {
+        return Err(invalid_option(name, "an object", &value));
+    }
+    Ok(value.unchecked_into())
 }
 
-impl<'a> Reader<'a> {
-    /// Checks that `value` is an object; `name` is how the error refers to it.
-    pub fn new(value: &'a JsValue, name: &str) -> Result<Reader<'a>, JsValue> {
-        if !value.is_object() || value.is_function() {
-            return Err(invalid_option(name, "an object", value));
-        }
-        Ok(Reader {
-            object: value,
-            prefix: "",
-        })
+/// An optional number of milliseconds in `1..=max` (fractions round up).
+pub fn ms(name: &str, value: JsValue, default: u64, max: f64) -> Result<u64, JsValue> {
+    if value.is_undefined() {
+        return Ok(default);
     }
-
-    /// The raw value; `undefined` when absent (or a getter threw).
-    pub fn get(&self, name: &str) -> JsValue {
-        Reflect::get(self.object, &name.into()).unwrap_or(JsValue::UNDEFINED)
-    }
-
-    /// The option `name`, `None` when absent; `Err` (naming it) when `accept` refuses it.
-    fn read<T>(
-        &self,
-        name: &str,
-        expected: &str,
-        accept: impl FnOnce(&JsValue) -> Option<T>,
-    ) -> Result<Option<T>, JsValue> {
-        let value = self.get(name);
-        if value.is_undefined() {
-            return Ok(None);
-        }
-        match accept(&value) {
-            Some(ok) => Ok(Some(ok)),
-            None => Err(invalid_option(
-                &concat(&[self.prefix, name]),
-                expected,
-                &value,
-            )),
-        }
-    }
-
-    /// An optional number of milliseconds in `1..=max` (fractions round up).
-    pub fn ms(&self, name: &str, default: u64, max: f64) -> Result<u64, JsValue> {
-        let ms = self.read(name, POSITIVE_MS, |v| {
-            v.as_f64().filter(|&n| n > 0.0 && n <= max)
-        })?;
-        Ok(ms.map_or(default, round_up))
-    }
-
-    /// An optional timer delay: at most 2^31−1 ms, the longest `setTimeout` honours.
-    pub fn timer_ms(&self, name: &str, default: u32) -> Result<u32, JsValue> {
-        Ok(self.ms(name, default.into(), MAX_TIMER_MS)? as u32)
-    }
-
-    /// An optional integer in `min..=max` (`min` is 0 or 1).
-    pub fn integer(&self, name: &str, min: f64, max: f64) -> Result<Option<f64>, JsValue> {
-        let expected = match min > 0.0 {
-            true => "a positive integer",
-            false => "a non-negative integer",
-        };
-        let fits = |n: &f64| is_integer(*n) && *n >= min && *n <= max;
-        self.read(name, expected, |v| v.as_f64().filter(fits))
-    }
-
-    /// An optional non-empty string.
-    pub fn string(&self, name: &str) -> Result<Option<String>, JsValue> {
-        self.read(name, "a non-empty string", |v| {
-            v.as_string().filter(|text| !text.is_empty())
-        })
-    }
-
-    /// An optional function.
-    pub fn function(&self, name: &str) -> Result<Option<Function>, JsValue> {
-        self.read(name, "a function", |v| {
-            v.is_function().then(|| v.clone().unchecked_into())
-        })
+    match value.as_f64().filter(|&n| n > 0.0 && n <= max) {
+        Some(n) => Ok(n.ceil() as u64),
+        None => Err(invalid_option(
+            name,
+            "a positive number of milliseconds",
+            &value,
+        )),
     }
 }
 
-/// `n.ceil()` for `0 < n <= 2^53` (`f64::ceil` needs std).
-fn round_up(n: f64) -> u64 {
-    let whole = n as u64;
-    whole + u64::from((whole as f64) < n)
+/// An optional timer delay: at most 2^31−1 ms.
+pub fn timer_ms(name: &str, value: JsValue, default: u32) -> Result<u32, JsValue> {
+    Ok(ms(name, value, default.into(), MAX_TIMER_MS)? as u32)
 }
 
-/// `n.fract() == 0.0` for finite `|n| <= 2^53`; false for NaN and infinities (`fract` needs std).
-fn is_integer(n: f64) -> bool {
-    (n as i64) as f64 == n
+/// An optional integer in `min..=max` (`min` is 0 or 1).
+fn integer(name: &str, value: JsValue, min: f64, max: f64) -> Result<Option<f64>, JsValue> {
+    if value.is_undefined() {
+        return Ok(None);
+    }
+    let fits = |n: &f64| n.fract() == 0.0 && *n >= min && *n <= max;
+    match value.as_f64().filter(fits) {
+        Some(n) => Ok(Some(n)),
+        None if min > 0.0 => Err(invalid_option(name, "a positive integer", &value)),
+        None => Err(invalid_option(name, "a non-negative integer", &value)),
+    }
+}
+
+/// An optional non-empty string.
+pub fn string(name: &str, value: JsValue) -> Result<Option<String>, JsValue> {
+    match value.as_string() {
+        Some(text) if !text.is_empty() => Ok(Some(text)),
+        _ if value.is_undefined() => Ok(None),
+        _ => Err(invalid_option(name, "a non-empty string", &value)),
+    }
+}
+
+/// An optional function.
+pub fn function(name: &str, value: JsValue) -> Result<Option<Function>, JsValue> {
+    match value.dyn_into::<Function>() {
+        Ok(function) => Ok(Some(function)),
+        Err(value) if value.is_undefined() => Ok(None),
+        Err(value) => Err(invalid_option(name, "a function", &value)),
+    }
 }
 
 /// Reads the options `JobPoller` and `pollStep` share.
-pub fn common(options: &Reader) -> Result<Common, JsValue> {
-    let job_uid = options.get("jobUid");
+pub fn common(options: &Options) -> Result<Common, JsValue> {
+    let job_uid = options.job_uid()?;
     let Some(job_uid) = job_uid.as_string() else {
         return Err(invalid_option("jobUid", "a non-empty string", &job_uid));
     };
-    let base_url = options.string("baseUrl")?;
+    let base_url = string("baseUrl", options.base_url()?)?;
     let base_url = base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
     let mut config = Config::new(base_url, &job_uid).map_err(|e| config_error(&e))?;
-    config.timeout_ms = options.timer_ms("timeoutMs", config.timeout_ms)?;
-    config.retry = retry(options, config.retry)?;
-    if let Some(seed) = options.integer("seed", 0.0, MAX_SAFE_INTEGER)? {
+    config.timeout_ms = timer_ms("timeoutMs", options.timeout_ms()?, config.timeout_ms)?;
+    config.retry = retry(options.retry()?, config.retry)?;
+    if let Some(seed) = integer("seed", options.seed()?, 0.0, MAX_SAFE_INTEGER)? {
         config.seed = seed as u64;
     }
-    let row_key = options.string("rowKey")?;
+    let row_key = string("rowKey", options.row_key()?)?;
     config.dedupe = row_key.is_some();
-    let cursor = options.get("cursor");
+    let cursor = options.cursor()?;
     let cursor = match cursor.as_string() {
         Some(text) => Some(text),
         None if cursor.is_undefined() => None,
@@ -172,83 +185,67 @@ pub fn common(options: &Reader) -> Result<Common, JsValue> {
 }
 
 /// `headers`, `apiKey`, `projectId` and `fetch`: how requests are sent.
-pub fn connection(options: &Reader, timeout_ms: u32) -> Result<Connection, JsValue> {
+pub fn connection(options: &Options, timeout_ms: u32) -> Result<Connection, JsValue> {
     Ok(Connection {
         headers: headers(options)?,
-        fetch: options.function("fetch")?,
+        fetch: function("fetch", options.fetch()?)?,
         row_key: None,
         timeout_ms,
     })
 }
 
 /// The user's headers plus the credentials, checked (by `Headers`) and flattened.
-fn headers(options: &Reader) -> Result<Object, JsValue> {
-    let extra = options.get("headers");
-    let headers = if extra.is_undefined() {
-        Headers::new(&JsValue::UNDEFINED)
-    } else if extra.is_object() && !extra.is_function() {
-        Headers::new(&extra)
-    } else {
-        Err(JsValue::NULL)
-    };
+fn headers(options: &Options) -> Result<Object, JsValue> {
+    let extra = options.headers()?;
     let invalid = |_| invalid_option("headers", "an object of header names and values", &extra);
+    let headers = match extra.is_undefined() {
+        true => Headers::new(),
+        // `new Headers(init)` takes an object, an array of pairs or another `Headers`.
+        false if extra.is_object() => Headers::new_with_str_sequence_sequence(&extra),
+        false => Err(JsValue::NULL),
+    };
     let headers = headers.map_err(invalid)?;
     // Set after the user's headers: the documented credentials win over a stray copy.
-    if let Some(key) = options.string("apiKey")? {
-        let value = String::from("x-api-key ") + &key;
-        call(&headers, "set", &"Authorization".into(), &value.into()).map_err(invalid_api_key)?;
+    if let Some(key) = string("apiKey", options.api_key()?)? {
+        headers
+            .set("Authorization", &format!("x-api-key {key}"))
+            // The value is never echoed: it is a secret.
+            .map_err(|_| type_error("Expected `apiKey` to be a valid header value"))?;
     }
-    if let Some(project) = options.string("projectId")? {
-        let project = JsValue::from(project);
-        call(&headers, "set", &"x-project-id".into(), &project)
-            .map_err(|_| invalid_option("projectId", "a valid header value", &project))?;
+    if let Some(project) = string("projectId", options.project_id()?)? {
+        headers
+            .set("x-project-id", &project)
+            .map_err(|_| invalid_option("projectId", "a valid header value", &project.into()))?;
     }
-    // `Object.fromEntries(headers)`, reached through a plain object's constructor: the
-    // structural call costs no binding of its own (see bindings.rs).
-    let object = get(&Object::new(), "constructor");
-    let flat = call(&object, "fromEntries", &headers, &JsValue::UNDEFINED).map_err(invalid)?;
-    Ok(flat.unchecked_into())
+    Object::from_entries(&headers).map_err(invalid)
 }
 
-fn invalid_api_key(_: JsValue) -> JsValue {
-    // The value is never echoed: it is a secret.
-    type_error("Expected `apiKey` to be a valid header value")
-}
-
-fn retry(options: &Reader, default: RetryPolicy) -> Result<RetryPolicy, JsValue> {
-    let value = options.get("retry");
+fn retry(value: JsValue, default: RetryPolicy) -> Result<RetryPolicy, JsValue> {
     if value.is_undefined() {
         return Ok(default);
     }
-    let retry = Reader {
-        prefix: "retry.",
-        ..Reader::new(&value, "retry")?
-    };
-    let retries = retry.integer("retries", 0.0, 1_000.0)?;
+    let retry: RetryOptions = object(value, "retry")?;
+    let retries = integer("retry.retries", retry.retries()?, 0.0, 1_000.0)?;
+    let max_delay = retry.max_delay_ms()?;
     let policy = RetryPolicy {
         retries: retries.map_or(default.retries, |n| n as u32),
-        min_delay_ms: retry.timer_ms("minDelayMs", default.min_delay_ms)?,
-        max_delay_ms: retry.timer_ms("maxDelayMs", default.max_delay_ms)?,
+        min_delay_ms: timer_ms("retry.minDelayMs", retry.min_delay_ms()?, default.min_delay_ms)?,
+        max_delay_ms: timer_ms("retry.maxDelayMs", max_delay.clone(), default.max_delay_ms)?,
     };
     if policy.min_delay_ms > policy.max_delay_ms {
-        let got = retry.get("maxDelayMs");
-        let got = if got.is_undefined() {
-            (policy.max_delay_ms as f64).into()
-        } else {
-            got
+        let got = match max_delay.is_undefined() {
+            true => f64::from(policy.max_delay_ms).into(),
+            false => max_delay,
         };
-        return Err(invalid_option(
-            "retry.maxDelayMs",
-            "at least `retry.minDelayMs`",
-            &got,
-        ));
+        let expected = "at least `retry.minDelayMs`";
+        return Err(invalid_option("retry.maxDelayMs", expected, &got));
     }
     Ok(policy)
 }
 
 /// `signal`, an `AbortSignal` if given.
-pub fn signal(options: &Reader) -> Result<Option<AbortSignal>, JsValue> {
-    let value = options.get("signal");
+pub fn signal(options: &Options) -> Result<Option<AbortSignal>, JsValue> {
+    let value = options.signal()?;
     if value.is_undefined() {
         return Ok(None);
     }
@@ -258,30 +255,20 @@ pub fn signal(options: &Reader) -> Result<Option<AbortSignal>, JsValue> {
         .map_err(|value| invalid_option("signal", "an AbortSignal", &value))
 }
 
-/// The engine budgets: `maxDurationMs` (may exceed a timer's range) and `maxRequests`.
-pub fn budgets(options: &Reader, duration_name: &str, config: &mut Config) -> Result<(), JsValue> {
+/// The engine budgets: a duration (`maxDurationMs` or `deadlineMs`; it may exceed a timer's
+/// range) and `maxRequests`.
+pub fn budgets(duration: (&str, JsValue), options: &Options, config: &mut Config) -> Result<(), JsValue> {
     let default = config.max_duration_ms.unwrap_or(21_600_000);
-    config.max_duration_ms = Some(options.ms(duration_name, default, MAX_SAFE_INTEGER)?);
-    if let Some(n) = options.integer("maxRequests", 1.0, u32::MAX.into())? {
+    let (name, value) = duration;
+    config.max_duration_ms = Some(ms(name, value, default, MAX_SAFE_INTEGER)?);
+    if let Some(n) = integer("maxRequests", options.max_requests()?, 1.0, u32::MAX.into())? {
         config.max_requests = Some(n as u32);
     }
     Ok(())
 }
 
-/// A relayed webhook as an engine event; a payload for another job is a `TypeError`.
-pub fn webhook_event(payload: &JsValue, job_uid: &str) -> Result<Event, JsValue> {
-    let payload = Reader::new(payload, "payload")?;
-    let uid = payload.get("job_uid");
-    if !uid.is_undefined() && !uid.is_null() && uid.as_string().as_deref() != Some(job_uid) {
-        return Err(type_error(
-            "The webhook payload's `job_uid` is not this poller's `jobUid`",
-        ));
-    }
-    let message = payload.get("message").as_string().unwrap_or_default();
-    let failed = message
-        .trim()
-        .to_ascii_lowercase()
-        .starts_with("job failed")
-        || payload.get("error").as_bool() == Some(true);
-    Ok(Event::Webhook { failed })
+/// `statusEvery`, a positive integer.
+pub fn status_every(options: &Options, default: u32) -> Result<u32, JsValue> {
+    let every = integer("statusEvery", options.status_every()?, 1.0, u32::MAX.into())?;
+    Ok(every.map_or(default, |n| n as u32))
 }

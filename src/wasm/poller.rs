@@ -1,113 +1,140 @@
-//! `JobPoller`: the JS class around one [`Driver`].
+//! `JobPoller`: the JS class around one [`Session`], delivering to the user's callbacks.
 
-use alloc::rc::Rc;
-use alloc::string::String;
+use std::cell::RefCell;
+use std::rc::Rc;
 
-use core::cell::RefCell;
-
-use js_sys::{Function, Promise};
+use js_sys::{Array, Function, Promise};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
 
 use super::callbacks::Callbacks;
-use super::driver::{now_ms, Driver, End, Mode};
+use super::driver::{now_ms, Delivery, End, Session};
 use super::errors::{config_error, poll_error};
-use super::options::{budgets, common, webhook_event, Reader};
-use super::payloads::summary;
-use super::stop::Signal;
-use super::wake::Settle;
+use super::options::{budgets, common, object, status_every, timer_ms, Options};
+use super::payloads::{frozen, Batch, Completion, RunStatus};
+use super::webhook::webhook_event;
+use crate::api::RunInfo;
 use crate::engine::{ErrorCode, PollError, Poller};
 
 // Polls one Captain Data run and hands new rows to `onBatch` as they appear.
 //
 // The exported items are documented in index.d.ts, the JS API's reference, and use plain
-// comments here: wasm-bindgen would copy doc comments (and JSDoc tags, hence `skip_jsdoc`)
-// into the generated JS that every user downloads.
+// comments here: wasm-bindgen would copy doc comments into the generated JS that every user
+// downloads.
 #[allow(missing_docs)]
 #[wasm_bindgen]
 pub struct JobPoller {
-    driver: Rc<Driver>,
+    session: Rc<Session>,
+    receivers: Rc<Receivers>,
     started: RefCell<Option<Promise>>,
+}
+
+/// Where a `JobPoller`'s batches and statuses go.
+struct Receivers {
+    callbacks: Callbacks,
+    /// The async iterator's hand-off (set by js/extras.js).
+    sink: RefCell<Option<Function>>,
+}
+
+impl Delivery for Receivers {
+    async fn batch(&self, rows: Array, offset: u64, cursor: String) {
+        let batch = frozen(&Batch {
+            results: rows.into(),
+            offset: offset as f64,
+            cursor,
+        });
+        let callbacks = &self.callbacks;
+        let on_batch = callbacks.on_batch.as_ref();
+        callbacks.call_and_wait(on_batch, "onBatch", &batch).await;
+        let sink = self.sink.borrow().clone();
+        callbacks.call_and_wait(sink.as_ref(), "iterator", &batch).await;
+    }
+
+    fn status(&self, run: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue) {
+        let status = frozen(&RunStatus::new(run, paused_for_ms, body));
+        let on_status = self.callbacks.on_status.as_ref();
+        self.callbacks.notify(on_status, "onStatus", &status);
+    }
 }
 
 #[allow(missing_docs)]
 #[wasm_bindgen]
 impl JobPoller {
     // Validates the options; throws a `TypeError` naming the first bad one.
-    #[wasm_bindgen(constructor, skip_jsdoc)]
+    #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<JobPoller, JsValue> {
-        let options = Reader::new(&options, "options")?;
+        let options: Options = object(options, "options")?;
         let mut common = common(&options)?;
         let config = &mut common.config;
-        config.interval_ms = options.timer_ms("intervalMs", config.interval_ms)?;
-        if let Some(n) = options.integer("statusEvery", 1.0, u32::MAX.into())? {
-            config.status_every = n as u32;
-        }
-        budgets(&options, "maxDurationMs", config)?;
+        config.interval_ms = timer_ms("intervalMs", options.interval_ms(), config.interval_ms)?;
+        config.status_every = status_every(&options, config.status_every)?;
+        budgets(("maxDurationMs", options.max_duration_ms()), &options, config)?;
         let callbacks = Callbacks::read(&options)?;
         let engine = Poller::new(common.config, common.cursor.as_deref(), now_ms())
             .map_err(|e| config_error(&e))?;
-        let mode = Mode::Poller {
-            callbacks,
-            sink: RefCell::new(None),
-        };
-        let signal = Signal::new(common.signal);
+        let session = Session::new(engine, common.connection, common.signal);
         Ok(JobPoller {
-            driver: Rc::new(Driver::new(engine, common.connection, signal, mode)),
+            session: Rc::new(session),
+            receivers: Rc::new(Receivers {
+                callbacks,
+                sink: RefCell::new(None),
+            }),
             started: RefCell::new(None),
         })
     }
 
     // Starts polling (once). Resolves with the summary, rejects with the terminal error.
-    #[wasm_bindgen(skip_jsdoc)]
     pub fn start(&self) -> Promise {
-        if let Some(started) = self.started.borrow().as_ref() {
-            return started.clone();
-        }
-        let (promise, settle) = Settle::new();
-        self.started.replace(Some(promise.clone()));
-        self.driver.start(settle);
-        promise
+        let mut started = self.started.borrow_mut();
+        let (session, receivers) = (self.session.clone(), self.receivers.clone());
+        started
+            .get_or_insert_with(|| {
+                future_to_promise(async move {
+                    let end = session.run(&*receivers).await;
+                    finish(&session, &receivers.callbacks, end)
+                })
+            })
+            .clone()
     }
 
     // Stops polling: cancels the timer and the request in flight; `start()` rejects with
     // `ABORTED`. Idempotent.
-    #[wasm_bindgen(skip_jsdoc)]
     pub fn stop(&self) {
-        self.driver.stop();
+        self.session.stop();
     }
 
     // Resume token: the position after the last delivered batch. Holds no secret.
-    #[wasm_bindgen(getter, skip_jsdoc)]
+    #[wasm_bindgen(getter)]
     pub fn cursor(&self) -> String {
-        self.driver.cursor()
+        self.session.cursor()
     }
 
-    // A relayed Captain Data webhook: stop polling, read the results once more, complete.
-    #[wasm_bindgen(js_name = webhookReceived, skip_jsdoc)]
+    // A relayed Captain Data webhook: a hint to read now; the API's own status decides the end.
+    #[wasm_bindgen(js_name = webhookReceived)]
     pub fn webhook_received(&self, payload: JsValue) -> Result<(), JsValue> {
-        let event = webhook_event(&payload, &self.driver.job_uid())?;
-        self.driver.notify(event);
+        let event = webhook_event(&payload, &self.session.job_uid())?;
+        self.session.event(event);
         Ok(())
     }
 
     // Internal: the async iterator (js/extras.js) receives each batch here too.
-    #[wasm_bindgen(js_name = _setBatchSink, skip_jsdoc)]
+    #[wasm_bindgen(js_name = _setBatchSink)]
     pub fn set_batch_sink(&self, sink: Function) {
-        self.driver.set_sink(sink);
+        self.receivers.sink.replace(Some(sink));
     }
 }
 
 /// The end of a poller's run: `onComplete` or `onError`, then `start()`'s outcome.
-pub fn finish(driver: &Driver, callbacks: &Callbacks, end: End) -> Result<JsValue, JsValue> {
+fn finish(session: &Session, callbacks: &Callbacks, end: End) -> Result<JsValue, JsValue> {
     match end {
-        End::Complete(done) => {
-            let done = summary(&done, driver.cursor());
-            callbacks.notify("onComplete", &done);
+        End::Complete(summary) => {
+            let done = frozen(&Completion::new(summary, session.cursor()));
+            callbacks.notify(callbacks.on_complete.as_ref(), "onComplete", &done);
             Ok(done)
         }
         End::Fail(error) => {
-            let error = terminal_error(&error, driver);
-            callbacks.notify("onError", &error);
+            let error = terminal_error(&error, session);
+            callbacks.notify(callbacks.on_error.as_ref(), "onError", &error);
             Err(error)
         }
         End::Yield => Ok(JsValue::UNDEFINED), // only in cron mode (pollStep)
@@ -115,9 +142,9 @@ pub fn finish(driver: &Driver, callbacks: &Callbacks, end: End) -> Result<JsValu
 }
 
 /// The JS error for a terminal failure; an abort by the signal carries `signal.reason`.
-pub fn terminal_error(error: &PollError, driver: &Driver) -> JsValue {
+pub fn terminal_error(error: &PollError, session: &Session) -> JsValue {
     let cause = match error.code {
-        ErrorCode::Aborted => driver.signal.reason(),
+        ErrorCode::Aborted => session.abort_reason(),
         _ => None,
     };
     poll_error(error, cause)

@@ -1,18 +1,19 @@
-//! `pollStep`: one bounded round for a cron tick (Cloudflare Workers and the like).
+//! `pollStep`: one bounded round for a cron tick (Cloudflare Workers and the like), its
+//! rows returned in the result.
 
-use alloc::rc::Rc;
+use std::cell::RefCell;
 
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
 
-use super::bindings::call;
-use super::driver::{now_ms, Driver, End, Mode};
+use super::driver::{now_ms, Delivery, End, Session};
 use super::errors::config_error;
-use super::options::{budgets, common, webhook_event, Reader};
-use super::payloads::frozen;
+use super::options::{budgets, common, object, Options};
+use super::payloads::{frozen, StepResult};
 use super::poller::terminal_error;
-use super::stop::Signal;
-use super::wake::Settle;
+use super::webhook::webhook_event;
+use crate::api::RunInfo;
 use crate::engine::Poller;
 
 /// Default `maxRequests` of a step: the free Workers plan allows 50 subrequests.
@@ -24,59 +25,75 @@ const STEP_DEADLINE_MS: u64 = 25_000;
 // A terminal failure is in `error` (a `CaptainDataError`); only invalid options reject.
 // Documented in index.d.ts (see `JobPoller` for why not here).
 #[allow(missing_docs)]
-#[wasm_bindgen(js_name = pollStep, skip_jsdoc)]
+#[wasm_bindgen(js_name = pollStep)]
 pub fn poll_step(options: JsValue) -> Promise {
-    let (promise, settle) = Settle::new();
-    match prepare(&options) {
-        Ok(driver) => driver.start(settle),
-        Err(error) => settle.settle(Err(error)),
-    }
-    promise
+    let session = match prepare(options) {
+        Ok(session) => session,
+        Err(error) => return Promise::reject(&error),
+    };
+    future_to_promise(async move {
+        let round = Round::default();
+        let end = session.run(&round).await;
+        Ok(result(&session, round, end))
+    })
 }
 
-fn prepare(options: &JsValue) -> Result<Rc<Driver>, JsValue> {
-    let options = Reader::new(options, "options")?;
+fn prepare(options: JsValue) -> Result<Session, JsValue> {
+    let options: Options = object(options, "options")?;
     let mut common = common(&options)?;
     let config = &mut common.config;
     config.step_mode = true;
     config.max_requests = Some(STEP_MAX_REQUESTS);
     config.max_duration_ms = Some(STEP_DEADLINE_MS);
-    budgets(&options, "deadlineMs", config)?;
-    let webhook = options.get("webhook");
+    budgets(("deadlineMs", options.deadline_ms()), &options, config)?;
+    let webhook = options.webhook();
     let webhook = match webhook.is_undefined() || webhook.is_null() {
         true => None,
         false => Some(webhook_event(&webhook, config.job_uid())?),
     };
     let engine = Poller::new(common.config, common.cursor.as_deref(), now_ms())
         .map_err(|e| config_error(&e))?;
-    let mode = Mode::Step(Array::new());
-    let signal = Signal::new(common.signal);
-    let driver = Rc::new(Driver::new(engine, common.connection, signal, mode));
+    let session = Session::new(engine, common.connection, common.signal);
     if let Some(event) = webhook {
-        driver.notify(event);
+        session.event(event);
     }
-    Ok(driver)
+    Ok(session)
+}
+
+/// What a round collects: its rows (an array per batch) and the last status read.
+#[derive(Default)]
+struct Round {
+    batches: Array,
+    status: RefCell<Option<String>>,
+}
+
+impl Delivery for Round {
+    async fn batch(&self, rows: Array, _offset: u64, _cursor: String) {
+        self.batches.push(&rows);
+    }
+
+    fn status(&self, run: &RunInfo, _paused_for_ms: Option<u64>, _body: &JsValue) {
+        self.status.replace(Some(run.status.clone()));
+    }
 }
 
 /// The end of a round: `{ results, cursor, status, done, error?, requests }`.
-pub fn finish(driver: &Driver, batches: &Array, end: End) -> Result<JsValue, JsValue> {
+fn result(session: &Session, round: Round, end: End) -> JsValue {
+    let last_status = round.status.take();
     let (done, status, error) = match end {
-        End::Yield => (false, driver.last_status(), JsValue::UNDEFINED),
+        End::Yield => (false, last_status, JsValue::UNDEFINED),
         End::Complete(summary) => (true, Some(summary.status), JsValue::UNDEFINED),
         End::Fail(e) => {
-            let error = terminal_error(&e, driver);
-            (true, e.run_status.or_else(|| driver.last_status()), error)
+            let error = terminal_error(&e, session);
+            (true, e.run_status.or(last_status), error)
         }
     };
-    Ok(frozen(&[
-        (
-            "results",
-            call(batches, "flat", &JsValue::UNDEFINED, &JsValue::UNDEFINED).unwrap_or_default(),
-        ),
-        ("cursor", driver.cursor().into()),
-        ("status", status.as_deref().unwrap_or("unknown").into()),
-        ("done", done.into()),
-        ("error", error),
-        ("requests", driver.requests().into()),
-    ]))
+    frozen(&StepResult {
+        results: round.batches.flat(1).into(),
+        cursor: session.cursor(),
+        status: status.unwrap_or_else(|| "unknown".into()),
+        done,
+        error,
+        requests: session.requests(),
+    })
 }
