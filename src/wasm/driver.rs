@@ -8,6 +8,7 @@
 
 use std::cell::RefCell;
 
+use futures_util::future::LocalBoxFuture;
 use gloo_timers::future::TimeoutFuture;
 use js_sys::{Array, Date};
 use wasm_bindgen::JsValue;
@@ -24,7 +25,7 @@ use crate::engine::{Action, Event, PollError, Poller, Summary};
 pub trait Delivery {
     /// Hands over new rows (a fresh JS array); the loop waits for the returned future, so a
     /// slow consumer slows the poller down (backpressure).
-    async fn batch(&self, rows: Array, offset: u64, cursor: String);
+    fn batch(&self, rows: Array, offset: u64, cursor: String) -> LocalBoxFuture<'_, ()>;
     /// The run's status or counts changed; `body` is the run body it was read from.
     fn status(&self, run: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue);
 }
@@ -110,7 +111,7 @@ impl Session {
     }
 
     /// Runs the engine until it ends (or, in cron mode, yields). Runs once per session.
-    pub async fn run(&self, delivery: &impl Delivery) -> End {
+    pub async fn run(&self, delivery: &dyn Delivery) -> End {
         let Some(mut interrupts) = self.interrupts.take() else {
             return End::Yield; // not reached: `start()` runs the loop once, `pollStep` too
         };

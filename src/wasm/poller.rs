@@ -3,6 +3,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use futures_util::future::LocalBoxFuture;
 use js_sys::{Array, Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -37,7 +38,19 @@ struct Receivers {
 }
 
 impl Delivery for Receivers {
-    async fn batch(&self, rows: Array, offset: u64, cursor: String) {
+    fn batch(&self, rows: Array, offset: u64, cursor: String) -> LocalBoxFuture<'_, ()> {
+        Box::pin(self.hand_over(rows, offset, cursor))
+    }
+
+    fn status(&self, run: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue) {
+        let status = frozen(&RunStatus::new(run, paused_for_ms, body));
+        let on_status = self.callbacks.on_status.as_ref();
+        self.callbacks.notify(on_status, "onStatus", &status);
+    }
+}
+
+impl Receivers {
+    async fn hand_over(&self, rows: Array, offset: u64, cursor: String) {
         let batch = frozen(&Batch {
             results: rows.into(),
             offset: offset as f64,
@@ -48,12 +61,6 @@ impl Delivery for Receivers {
         callbacks.call_and_wait(on_batch, "onBatch", &batch).await;
         let sink = self.sink.borrow().clone();
         callbacks.call_and_wait(sink.as_ref(), "iterator", &batch).await;
-    }
-
-    fn status(&self, run: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue) {
-        let status = frozen(&RunStatus::new(run, paused_for_ms, body));
-        let on_status = self.callbacks.on_status.as_ref();
-        self.callbacks.notify(on_status, "onStatus", &status);
     }
 }
 
@@ -66,9 +73,9 @@ impl JobPoller {
         let options: Options = object(options, "options")?;
         let mut common = common(&options)?;
         let config = &mut common.config;
-        config.interval_ms = timer_ms("intervalMs", options.interval_ms(), config.interval_ms)?;
+        config.interval_ms = timer_ms("intervalMs", options.interval_ms()?, config.interval_ms)?;
         config.status_every = status_every(&options, config.status_every)?;
-        budgets(("maxDurationMs", options.max_duration_ms()), &options, config)?;
+        budgets(("maxDurationMs", options.max_duration_ms()?), &options, config)?;
         let callbacks = Callbacks::read(&options)?;
         let engine = Poller::new(common.config, common.cursor.as_deref(), now_ms())
             .map_err(|e| config_error(&e))?;

@@ -3,6 +3,7 @@
 
 use std::cell::RefCell;
 
+use futures_util::future::{ready, LocalBoxFuture};
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
@@ -45,8 +46,8 @@ fn prepare(options: JsValue) -> Result<Session, JsValue> {
     config.step_mode = true;
     config.max_requests = Some(STEP_MAX_REQUESTS);
     config.max_duration_ms = Some(STEP_DEADLINE_MS);
-    budgets(("deadlineMs", options.deadline_ms()), &options, config)?;
-    let webhook = options.webhook();
+    budgets(("deadlineMs", options.deadline_ms()?), &options, config)?;
+    let webhook = options.webhook()?;
     let webhook = match webhook.is_undefined() || webhook.is_null() {
         true => None,
         false => Some(webhook_event(&webhook, config.job_uid())?),
@@ -68,8 +69,9 @@ struct Round {
 }
 
 impl Delivery for Round {
-    async fn batch(&self, rows: Array, _offset: u64, _cursor: String) {
+    fn batch(&self, rows: Array, _offset: u64, _cursor: String) -> LocalBoxFuture<'_, ()> {
         self.batches.push(&rows);
+        Box::pin(ready(()))
     }
 
     fn status(&self, run: &RunInfo, _paused_for_ms: Option<u64>, _body: &JsValue) {
