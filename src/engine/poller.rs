@@ -1,5 +1,6 @@
 //! The poll state machine behind [`Poller`]: position, cadence, retries, budgets, endings.
 
+use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -8,15 +9,15 @@ use alloc::collections::VecDeque;
 use super::backoff::Backoff;
 use super::cursor::CursorState;
 use super::origin::{origin_prefix, resolve_next};
+use super::paging::{page_number, page_of, with_page};
 use super::{
     Action, Batch, Config, ConfigError, ErrorCode, Event, FetchRequest, PollError, Poller,
     RequestId, RequestKind, SleepReason, Summary,
 };
 use crate::api::{
-    classify_http, classify_status, http_error_text, is_all_inputs_failed, parse_retry_after,
-    Disposition, Outcome, Page, RunClass, RunInfo,
+    classify_http, classify_status, http_error_text, is_all_inputs_failed, Disposition, Outcome,
+    Page, RetryHint, RunClass, RunInfo, Webhook, WebhookKind, NO_RESPONSE_TEXT,
 };
-use crate::text::{concat, decimal};
 
 /// `setTimeout` takes at most 2^31−1 ms; more wraps to an immediate (busy) timer.
 const MAX_TIMER_MS: u64 = 2_147_483_647;
@@ -46,16 +47,14 @@ enum Next {
     Fail(PollError),
 }
 
-/// Why polling is winding down: the final results read decides the rest.
+/// Why polling is winding down: the API's own status said the run is over (never a
+/// webhook alone), and the final drain of the results decides the rest.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Ending {
     Succeeded(String),
     Failed {
         status: String,
         message: Option<String>,
-    },
-    Webhook {
-        failed: bool,
     },
 }
 
@@ -81,9 +80,28 @@ pub(super) struct State {
     status_seen: bool,
     last_run: Option<RunInfo>,
     ending: Option<Ending>,
-    /// A webhook came while a results read was in flight: that read may predate the end.
-    reread: bool,
+    /// Re-reads of the tail left before completing (a lagging count or a full tail page).
     rechecks_left: u32,
+    /// When this poller first saw the run `paused` (cleared when it is not).
+    paused_since: Option<u64>,
+    /// Fast status reads left after a Succeeded/Failed webhook (see `Config::webhook_reads`).
+    hint_reads: u32,
+    /// The webhook kind last acted on: a duplicate changes nothing.
+    hinted: Option<WebhookKind>,
+    /// A failed webhook's `error`, for the JOB_FAILED message when the run gives none.
+    hint_error: Option<String>,
+    /// When the timer of the current `Sleep` is due, and why it was armed (to re-arm what is
+    /// left of it after the glue cancelled it for a webhook).
+    sleep_until: u64,
+    sleep_reason: SleepReason,
+    /// The number of the first page, learned from its `paging.next` ("1" → 0, "2" → 1).
+    page_base: Option<u64>,
+    /// Largest length of a page that had a next page: the API's page size.
+    paged_len: usize,
+    /// Largest length of any page read.
+    largest_len: usize,
+    /// Length of the last page read: a full tail is read again at the end.
+    last_len: usize,
     next: Next,
     wait: Wait,
     outbox: VecDeque<Action>,
@@ -123,8 +141,17 @@ impl State {
             status_seen: false,
             last_run: None,
             ending,
-            reread: false,
             rechecks_left: 0,
+            paused_since: None,
+            hint_reads: 0,
+            hinted: None,
+            hint_error: None,
+            sleep_until: now_ms,
+            sleep_reason: SleepReason::Interval,
+            page_base: None,
+            paged_len: 0,
+            largest_len: 0,
+            last_len: 0,
             next: Next::Fetch(RequestKind::Results),
             wait: Wait::Nothing,
             outbox: VecDeque::new(),
@@ -171,7 +198,7 @@ impl Poller {
             }
             Event::TimerFired if s.wait == Wait::Timer => s.wait = Wait::Nothing,
             Event::BatchDone if s.wait == Wait::Batch => s.wait = Wait::Nothing,
-            Event::Webhook { failed } => self.on_webhook(failed),
+            Event::Webhook(hook) => self.on_webhook(hook, now_ms),
             Event::TimerFired | Event::BatchDone => {}
         }
     }
@@ -216,8 +243,6 @@ impl Poller {
         let terminal = s.ending.as_ref().map(|ending| match ending {
             Ending::Succeeded(status) => (true, status.clone()),
             Ending::Failed { status, .. } => (false, status.clone()),
-            Ending::Webhook { failed: false } => (true, "finished".into()),
-            Ending::Webhook { failed: true } => (false, "failed".into()),
         });
         CursorState {
             job_uid: self.config.job_uid().into(),
@@ -253,8 +278,8 @@ impl Poller {
         if !self.state.deadline_ms.is_some_and(|d| now_ms >= d) {
             return None;
         }
-        let max = decimal(self.config.max_duration_ms.unwrap_or_default());
-        let message = concat(&["gave up after maxDurationMs (", &max, " ms)"]);
+        let max = self.config.max_duration_ms.unwrap_or_default();
+        let message = format!("gave up after maxDurationMs ({max} ms)");
         Some(self.budget_spent(ErrorCode::Timeout, message))
     }
 
@@ -264,7 +289,7 @@ impl Poller {
             .config
             .max_requests
             .filter(|&max| self.state.requests >= max)?;
-        let message = concat(&["sent maxRequests (", &decimal(max.into()), ") requests"]);
+        let message = format!("sent maxRequests ({max}) requests");
         Some(self.budget_spent(ErrorCode::BudgetExhausted, message))
     }
 
@@ -295,6 +320,8 @@ impl Poller {
         }
         s.next = Next::Fetch(then);
         s.wait = Wait::Timer;
+        s.sleep_until = now_ms + ms;
+        s.sleep_reason = reason;
         Action::Sleep {
             ms: u32::try_from(ms).unwrap_or(u32::MAX),
             reason,
@@ -308,18 +335,12 @@ impl Poller {
         };
         let status = match ending {
             Ending::Succeeded(status) => status,
-            Ending::Webhook { failed: false } => "finished".into(),
             Ending::Failed { status, message } => {
-                let mut text = concat(&["the run ended with status \"", &status, "\""]);
+                let mut text = format!("the run ended with status \"{status}\"");
                 if let Some(m) = message {
                     text.push_str(": ");
                     text.push_str(&m);
                 }
-                let error = self.error(ErrorCode::JobFailed, text, None);
-                return self.terminate(Action::Fail(error));
-            }
-            Ending::Webhook { failed: true } => {
-                let text = "the webhook reported that the run failed".into();
                 let error = self.error(ErrorCode::JobFailed, text, None);
                 return self.terminate(Action::Fail(error));
             }
@@ -345,9 +366,9 @@ impl Poller {
         let uid = self.config.job_uid();
         let s = &self.state;
         match (kind, s.pending_next.as_ref().or(s.page.as_ref())) {
-            (RequestKind::Run, _) => concat(&[base, "/jobs/", uid]),
-            (RequestKind::Results, None) => concat(&[base, "/jobs/", uid, "/results"]),
-            (RequestKind::Results, Some(page)) => concat(&[origin_prefix(base), page]),
+            (RequestKind::Run, _) => format!("{base}/jobs/{uid}"),
+            (RequestKind::Results, None) => format!("{base}/jobs/{uid}/results"),
+            (RequestKind::Results, Some(page)) => format!("{}{page}", origin_prefix(base)),
         }
     }
 
@@ -359,25 +380,25 @@ impl Poller {
             }
             (RequestKind::Run, Outcome::Run(run)) => {
                 self.state.backoff.reset();
-                self.on_run(run);
+                self.on_run(run, now_ms);
             }
             (
                 _,
                 Outcome::Http {
                     status,
-                    retry_after,
+                    retry,
                     message,
                 },
-            ) => self.on_http(kind, status, retry_after, message, now_ms),
+            ) => self.on_http(kind, status, retry, message, now_ms),
             (_, Outcome::Network) => {
-                self.on_transient(kind, "network error".into(), None, false, None, now_ms)
+                self.on_transient(kind, NO_RESPONSE_TEXT.into(), None, false, None, now_ms)
             }
             (_, Outcome::Timeout) => {
                 self.on_transient(kind, "request timeout".into(), None, false, None, now_ms)
             }
             (_, Outcome::BadBody(why)) => self.on_transient(
                 kind,
-                concat(&["malformed response (", &why, ")"]),
+                format!("malformed response ({why})"),
                 None,
                 true,
                 None,
@@ -394,15 +415,25 @@ impl Poller {
         &mut self,
         kind: RequestKind,
         status: u16,
-        retry_after: Option<String>,
+        retry: Option<RetryHint>,
         message: Option<String>,
         now_ms: u64,
     ) {
         let label = http_error_text(status, None);
         match classify_http(status, message.as_deref()) {
             Disposition::Retry => {
-                let hint = retry_after.and_then(|v| parse_retry_after(&v, now_ms));
+                let hint = retry.map(|hint| match hint {
+                    RetryHint::DelayMs(ms) => ms,
+                    RetryHint::AtMs(at) => at.saturating_sub(now_ms),
+                });
                 self.on_transient(kind, label, hint, false, Some(status), now_ms);
+            }
+            // The results of a run that exists may 404 before it has any: the run decides.
+            Disposition::Fail(ErrorCode::NotFound) if kind == RequestKind::Results => {
+                match self.state.ending.is_some() {
+                    false => self.on_results_missing(),
+                    true => self.on_transient(kind, label, None, false, Some(status), now_ms),
+                }
             }
             Disposition::Success => {
                 self.on_transient(kind, label, None, true, Some(status), now_ms)
@@ -435,8 +466,8 @@ impl Poller {
                 true => ErrorCode::BadResponse,
                 false => ErrorCode::RetriesExhausted,
             };
-            let retries = decimal(self.config.retry.retries.into());
-            let message = concat(&[&label, " after ", &retries, " retries"]);
+            let retries = self.config.retry.retries;
+            let message = format!("{label} after {retries} retries");
             return self.fail(code, message, http_status);
         };
         let ms = hint.map_or(delay, |h| s.backoff.clamp(h));
@@ -455,6 +486,8 @@ impl Poller {
             s.page = Some(next);
             s.skip = 0;
         }
+        s.last_len = page.len;
+        s.largest_len = s.largest_len.max(page.len);
         let keys = page.keys.filter(|_| self.config.dedupe).unwrap_or_default();
         let repeated = keys
             .iter()
@@ -478,35 +511,77 @@ impl Poller {
             s.prev_keys = Vec::new();
         }
         s.cur_keys = keys;
-        match page.next.filter(|_| page.has_next_page) {
-            Some(next) => self.follow(&next),
-            None => self.after_poll(),
+        match (page.has_next_page, page.next) {
+            (false, _) => self.after_poll(),
+            (true, Some(next)) => self.follow(&next, page.len),
+            // Completing here would be a success with rows missing.
+            (true, None) => {
+                let why = "paging.have_next_page is true but paging.next is missing";
+                self.fail(ErrorCode::BadResponse, why.into(), None)
+            }
         }
     }
 
-    fn follow(&mut self, next: &str) {
+    /// Goes to the page `next` names, or treats the page as the tail when `next` names it.
+    fn follow(&mut self, next: &str, len: usize) {
         let base = self.config.base_url();
         let path = base.get(origin_prefix(base).len()..).unwrap_or_default();
-        let first = concat(&[path, "/jobs/", self.config.job_uid(), "/results"]);
+        let first = format!("{path}/jobs/{}/results", self.config.job_uid());
         let current = self.state.page.clone().unwrap_or(first);
-        match resolve_next(base, &current, next) {
+        let location = match page_number(next) {
+            Some(n) => self.numbered_page(&current, n),
+            None => resolve_next(base, &current, next).map(Some),
+        };
+        match location {
             // A page that names itself as next is the tail, not a loop to spin in.
-            Ok(location) if location == current => self.after_poll(),
-            Ok(location) => {
-                self.state.pending_next = Some(location);
-                self.state.next = Next::Fetch(RequestKind::Results);
+            Ok(None) => self.after_poll(),
+            Ok(Some(location)) if location == current => self.after_poll(),
+            Ok(Some(location)) => {
+                let s = &mut self.state;
+                s.paged_len = s.paged_len.max(len);
+                s.pending_next = Some(location);
+                s.next = Next::Fetch(RequestKind::Results);
             }
             Err(why) => self.fail(ErrorCode::BadResponse, why.into(), None),
         }
     }
 
-    /// The tail was reached: finish, re-read the status, or wait for the next poll.
+    /// The location of page `n` after `current`; `None` when it is `current` itself.
+    /// The first page is read without a `page` parameter: its number is learned from its own
+    /// `next` ("1" → pages count from 0, "2" → from 1).
+    fn numbered_page(&mut self, current: &str, n: u64) -> Result<Option<String>, &'static str> {
+        let s = &mut self.state;
+        let on_first = page_of(current).is_none();
+        if on_first && s.page_base.is_none() && (1..=2).contains(&n) {
+            s.page_base = Some(n - 1);
+        }
+        let here = page_of(current).or(s.page_base.filter(|_| on_first));
+        match here {
+            Some(here) if n == here => Ok(None),
+            // Going back would deliver rows twice.
+            Some(here) if n < here => Err("paging.next goes back to an earlier page"),
+            _ => Ok(Some(with_page(current, n))),
+        }
+    }
+
+    /// A 404 on `/results`: no results yet, or no run at all. Reading the run tells which
+    /// (a 404 there is NOT_FOUND).
+    fn on_results_missing(&mut self) {
+        let min = u64::from(self.config.retry.min_delay_ms);
+        self.state.next = match self.hint_active() {
+            // Paced: the fast webhook cadence must not turn into a hot loop.
+            true => Next::Sleep {
+                ms: min,
+                reason: SleepReason::Interval,
+                then: RequestKind::Run,
+            },
+            false => Next::Fetch(RequestKind::Run),
+        };
+    }
+
+    /// The tail was reached: finish, re-read the tail, read the status, or wait.
     fn after_poll(&mut self) {
         if self.state.ending.is_some() {
-            if core::mem::take(&mut self.state.reread) {
-                self.state.next = Next::Fetch(RequestKind::Results);
-                return;
-            }
             self.state.next = match self.recheck_due() {
                 true => {
                     self.state.rechecks_left -= 1;
@@ -522,6 +597,7 @@ impl Poller {
             return;
         }
         let interval = self.interval();
+        let hinted = self.hint_active();
         let s = &mut self.state;
         s.polls = s.polls.saturating_add(1);
         let every = self.config.status_every;
@@ -531,13 +607,22 @@ impl Poller {
         let slowed = s.poll_rows == 0 || s.poll_rows < s.prev_poll_rows;
         let read_status = self.config.step_mode || slowed || due || !s.status_seen;
         s.prev_poll_rows = core::mem::take(&mut s.poll_rows);
-        s.next = match read_status {
-            true => Next::Fetch(RequestKind::Run),
-            false => interval,
+        s.next = match (hinted, read_status) {
+            (true, _) => {
+                s.hint_reads -= 1;
+                Next::Sleep {
+                    ms: u64::from(self.config.retry.min_delay_ms),
+                    reason: SleepReason::Interval,
+                    then: RequestKind::Run,
+                }
+            }
+            (false, true) => Next::Fetch(RequestKind::Run),
+            (false, false) => interval,
         };
     }
 
-    /// The run finished with more rows than we saw: the last page may lag, read it again.
+    /// The run is over but the tail may lag: more rows than delivered are counted, or the
+    /// tail page is full (counts lag, so only a page that is not full proves the end).
     fn recheck_due(&self) -> bool {
         let s = &self.state;
         let behind = s
@@ -545,7 +630,18 @@ impl Poller {
             .as_ref()
             .and_then(|r| r.row_count)
             .is_some_and(|n| n > s.offset);
-        matches!(s.ending, Some(Ending::Succeeded(_))) && s.rechecks_left > 0 && behind
+        let full = s.last_len > 0 && s.last_len >= self.page_size();
+        s.rechecks_left > 0 && (behind || full)
+    }
+
+    /// Rows in a full page: the API's, once it paged, else the configured (or a longer one
+    /// seen).
+    fn page_size(&self) -> usize {
+        let s = &self.state;
+        match s.paged_len {
+            0 => self.config.page_size.max(s.largest_len),
+            n => n,
+        }
     }
 
     fn interval(&self) -> Next {
@@ -559,55 +655,94 @@ impl Poller {
         }
     }
 
-    fn on_run(&mut self, run: RunInfo) {
-        let interval = self.interval();
-        let s = &mut self.state;
-        s.status_seen = true;
-        if s.last_run.as_ref() != Some(&run) {
-            s.outbox.push_back(Action::Status(run.clone()));
-            s.last_run = Some(run.clone());
-        }
+    fn on_run(&mut self, run: RunInfo, now_ms: u64) {
+        let class = classify_status(&run.status);
+        self.report(&run, class, now_ms);
         if let Some(message) = run
             .error_message
             .as_ref()
             .filter(|m| is_all_inputs_failed(m))
         {
-            let text = concat(&["the run reports: ", message]);
+            let text = format!("the run reports: {message}");
             return self.fail(ErrorCode::AllInputsFailed, text, None);
         }
+        let interval = self.interval();
+        let hinted = self.hint_active();
+        let s = &mut self.state;
         let status = run.status;
         s.next = Next::Fetch(RequestKind::Results);
-        match classify_status(&status) {
+        match class {
             RunClass::Succeeded => {
                 s.ending = Some(Ending::Succeeded(status));
                 s.rechecks_left = self.config.retry.retries;
             }
             RunClass::Failed => {
-                let message = run.error_message;
+                let message = run.error_message.or_else(|| s.hint_error.clone());
                 s.ending = Some(Ending::Failed { status, message });
+                s.rechecks_left = self.config.retry.retries;
             }
-            RunClass::Active if s.ending.is_some() => {}
-            RunClass::Active => s.next = interval,
+            RunClass::Active | RunClass::Paused if s.ending.is_some() => {}
+            // After a webhook: drain now, then read the status again soon (after_poll).
+            RunClass::Active | RunClass::Paused if hinted => {}
+            RunClass::Active | RunClass::Paused => s.next = interval,
         }
     }
 
-    fn on_webhook(&mut self, failed: bool) {
+    /// Queues `onStatus` when the run changed, and on every read while it is paused.
+    fn report(&mut self, run: &RunInfo, class: RunClass, now_ms: u64) {
         let s = &mut self.state;
-        // The glue cancels a pending timer on a webhook: act as if it fired.
-        let timer_cancelled = s.wait == Wait::Timer;
-        if timer_cancelled {
-            s.wait = Wait::Nothing;
+        s.status_seen = true;
+        let paused_for_ms = match class {
+            RunClass::Paused => Some(now_ms.saturating_sub(*s.paused_since.get_or_insert(now_ms))),
+            _ => {
+                s.paused_since = None;
+                None
+            }
+        };
+        if s.last_run.as_ref() != Some(run) || paused_for_ms.is_some() {
+            let run = run.clone();
+            s.last_run = Some(run.clone());
+            s.outbox.push_back(Action::Status { run, paused_for_ms });
         }
-        if s.ending.is_some() {
+    }
+
+    /// A webhook is a hint to read now; only the API's status ends the run (see
+    /// [`Event::Webhook`]).
+    fn on_webhook(&mut self, hook: Webhook, now_ms: u64) {
+        let s = &mut self.state;
+        let acted = matches!(hook.kind, WebhookKind::Succeeded | WebhookKind::Failed)
+            && s.ending.is_none()
+            && s.hinted != Some(hook.kind);
+        // The glue cancels a pending timer on every webhook: re-arm what is left of it.
+        if s.wait == Wait::Timer {
+            s.wait = Wait::Nothing;
+            if let Next::Fetch(then) = s.next {
+                s.next = Next::Sleep {
+                    ms: s.sleep_until.saturating_sub(now_ms),
+                    reason: s.sleep_reason,
+                    then,
+                };
+            }
+        }
+        if !acted {
             return;
         }
-        s.ending = Some(Ending::Webhook { failed });
-        if timer_cancelled || matches!(s.next, Next::Sleep { .. } | Next::Yield) {
-            // Straight to the final read.
-            s.next = Next::Fetch(RequestKind::Results);
-        } else if matches!(s.wait, Wait::Request(_, RequestKind::Results)) {
-            s.reread = true;
+        s.hinted = Some(hook.kind);
+        s.hint_error = hook.error.or(s.hint_error.take());
+        s.hint_reads = self.config.webhook_reads;
+        // Cut an interval short (a backoff is not: the server asked for it).
+        if let Next::Sleep {
+            reason: SleepReason::Interval,
+            ..
+        } = s.next
+        {
+            s.next = Next::Fetch(RequestKind::Run);
         }
+    }
+
+    /// The fast cadence after a webhook is on (never in step mode: a round is one round).
+    fn hint_active(&self) -> bool {
+        self.state.hint_reads > 0 && !self.config.step_mode
     }
 
     fn fail(&mut self, code: ErrorCode, message: String, http_status: Option<u16>) {
