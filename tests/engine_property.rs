@@ -61,6 +61,9 @@ struct Plan {
     missing_results: bool,
     /// `row_count` lags the rows there are by up to this many.
     count_lag: u64,
+    /// Just after the run ends, a full page says it is the last for `retry.min_delay_ms`
+    /// (its next page is not linked yet): only reading a full tail again finds the rest.
+    late_next: bool,
     stop_at: Option<u64>,
     /// Webhooks of every kind, at any time (before the end too: a webhook is only a hint).
     webhooks: Vec<(u64, WebhookKind)>,
@@ -94,6 +97,8 @@ impl Plan {
         config.seed = self.seed;
         config.step_mode = self.step_mode;
         config.dedupe = self.dup > 0;
+        // The API's page size is known (1000 on the real API).
+        config.page_size = self.page_size as usize;
         config
     }
 }
@@ -125,7 +130,13 @@ fn plan() -> impl Strategy<Value = Plan> {
         proptest::collection::vec((0u64..70_000, kind), 0..4),
         prop_oneof![Just(0u64), 1u64..25],
     );
-    let api = (next_form, any::<bool>(), any::<bool>(), prop_oneof![Just(0u64), 1u64..20]);
+    let api = (
+        next_form,
+        any::<bool>(),
+        any::<bool>(),
+        prop_oneof![Just(0u64), 1u64..20],
+        any::<bool>(),
+    );
     let limits = (
         proptest::option::weighted(0.25, 1u32..120),
         proptest::option::weighted(0.25, 1u64..90_000),
@@ -137,7 +148,7 @@ fn plan() -> impl Strategy<Value = Plan> {
     (shape, end, faults, api, limits).prop_map(|(shape, end, faults, api, limits)| {
         let (seed, rows, page_size, dup, finish_at) = shape;
         let (fault_pct, stop_at, webhooks, resume_pct) = faults;
-        let (next_form, completed, missing_results, count_lag) = api;
+        let (next_form, completed, missing_results, count_lag, late_next) = api;
         let (max_requests, max_duration, step_mode, interval_ms, status_every, retry) = limits;
         let retry = RetryPolicy {
             retries: retry.0,
@@ -156,6 +167,7 @@ fn plan() -> impl Strategy<Value = Plan> {
             completed,
             missing_results,
             count_lag,
+            late_next,
             stop_at,
             webhooks,
             resume_pct,
@@ -257,7 +269,11 @@ impl Server<'_> {
         let reset = match self.rng.below(3) {
             0 => None,
             1 => Some(self.rng.below(4).to_string()),
-            _ => Some((now / 1_000 + self.rng.below(4)).max(1_000_000_000).to_string()),
+            _ => Some(
+                (now / 1_000 + self.rng.below(4))
+                    .max(1_000_000_000)
+                    .to_string(),
+            ),
         };
         let retry = retry_hint(retry_after.as_deref(), reset.as_deref(), parse_date);
         match self.rng.below(6) {
@@ -294,7 +310,9 @@ impl Server<'_> {
         let first = (k * p.page_size).saturating_sub(if k > 0 { p.dup } else { 0 });
         let end = ((k + 1) * p.page_size).min(available).max(first);
         let rows: Vec<u64> = (first..end).collect();
-        let has_next = available > (k + 1) * p.page_size;
+        let window = u64::from(p.retry.min_delay_ms) * u64::from(p.retry.retries.min(1));
+        let unlinked = p.late_next && self.ended(now) && now < p.finish_at + window;
+        let has_next = available > (k + 1) * p.page_size && !unlinked;
         let path = format!("/v3/jobs/{JOB}/results?page={}", k + 1);
         let next = match p.next_form {
             NextForm::Path => path,
@@ -328,7 +346,10 @@ impl Server<'_> {
         };
         RunInfo {
             status: status.into(),
-            row_count: Some(self.available(now).saturating_sub(self.rng.below(p_lag + 1))),
+            row_count: Some(
+                self.available(now)
+                    .saturating_sub(self.rng.below(p_lag + 1)),
+            ),
             total_row_count: Some(self.plan.rows),
             number_inputs: Some(3),
             error_message,
