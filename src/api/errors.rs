@@ -9,7 +9,7 @@ use super::status::is_all_inputs_failed;
 /// What a failed request with no response at all means, for error messages (no URL, so
 /// no credentials): in a browser the usual cause is a CORS refusal.
 pub const NO_RESPONSE_TEXT: &str = "no response at all (network error; in a browser most \
-likely CORS: point baseUrl at a proxy such as the project's Cloudflare worker)";
+likely CORS: point baseUrl at a proxy such as the Cloudflare worker in worker/)";
 
 /// What to do with an HTTP answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

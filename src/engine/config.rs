@@ -28,7 +28,7 @@ pub fn validate_path_segment(option: &'static str, value: &str) -> Result<(), Co
 }
 
 /// Checks a base URL and returns it without trailing `/`: `https://host[:port][/path]`,
-/// or `http://` for localhost, 127.0.0.1 and [::1] only; no credentials, query or fragment.
+/// or `http://` for localhost, 127.0.0.1 and `[::1]` only; no credentials, query or fragment.
 ///
 /// ```
 /// use captaindata_poller::engine::validate_base_url;

@@ -10,6 +10,8 @@
 //!     match poller.next_action(now) {
 //!         Action::Fetch(req)   => { let outcome = perform(req); poller.handle(Event::Response { id: req.id, outcome }, now) }
 //!         Action::Sleep { ms, .. } => { sleep(ms); poller.handle(Event::TimerFired, now) }
+//!             // or, when a webhook comes during the sleep: cancel it, then
+//!             // poller.handle(Event::Webhook(classify_webhook(message, error, event)), now)
 //!         Action::Emit(batch)  => { call onBatch(rows[batch.start..batch.end]); await it; poller.handle(Event::BatchDone, now) }
 //!         Action::Status { run, paused_for_ms } => call onStatus(run),
 //!         Action::Yield        => return the step (cron mode only),
@@ -98,9 +100,10 @@ pub struct Config {
     /// lagged. Learned from the API when it pages: the largest page that had a next page
     /// wins over this value; a longer page than this value raises it.
     pub page_size: usize,
-    /// After a Succeeded or Failed webhook (see [`Event::Webhook`]): how many status reads,
-    /// each followed by a drain of the results, are made `retry.min_delay_ms` apart while the
-    /// API still says the run is going, before the normal `interval_ms` cadence resumes.
+    /// After a Succeeded or Failed webhook (see [`Event::Webhook`]): how many times the status
+    /// is read again, `retry.min_delay_ms` apart and each time with a drain of the results,
+    /// while the API still says the run is going, before the normal `interval_ms` cadence
+    /// resumes.
     pub webhook_reads: u32,
 }
 
@@ -231,16 +234,20 @@ pub enum Event {
     TimerFired,
     /// The last [`Action::Emit`] was delivered (its callback returned or its promise settled).
     BatchDone,
-    /// A webhook for this run arrived (the glue cancels a pending sleep). A hint to read now,
-    /// never the proof of the end: only the API's own status ends the run.
+    /// A webhook for this run arrived (build it with [`crate::api::classify_webhook`]). A hint
+    /// to read now, never the proof of the end: only the API's own status ends the run.
     ///
-    /// - Succeeded / Failed: the status is read at once and the results drained; while the
-    ///   API still says the run is going, up to [`Config::webhook_reads`] more status reads
-    ///   (each followed by a drain) follow `retry.min_delay_ms` apart, then the normal
-    ///   interval resumes. In step mode the round reads and drains, then yields as usual.
-    ///   A failed run (`shutdown`/`stopped`) ends with JOB_FAILED, the webhook's `error` in
-    ///   the message when the run gives none.
-    /// - Created / Other: nothing changes.
+    /// The glue cancels a pending sleep before handing a webhook in; the engine then either
+    /// acts on the hint or asks again for what was left of the sleep (a backoff is never cut
+    /// short: the server asked for it).
+    ///
+    /// - Succeeded / Failed: the status is read at once, then the results drained. While the
+    ///   API still says the run is going, this repeats `retry.min_delay_ms` apart, up to
+    ///   [`Config::webhook_reads`] times, then the normal `interval_ms` cadence resumes. In
+    ///   step mode the round reads the results and the status, then yields as usual. A run
+    ///   that the API says is `shutdown`/`stopped` ends with JOB_FAILED, the webhook's `error`
+    ///   in the message when the run gives none; one the API says is finished completes.
+    /// - Created / Other: nothing changes (no early read).
     /// - A webhook of the kind already acted on, or after the end, changes nothing.
     Webhook(Webhook),
     /// The user stopped the poller; the next action is `Fail(ABORTED)` and nothing is sent after it.
@@ -255,7 +262,7 @@ pub struct Poller {
 }
 
 impl Config {
-    /// Validates `base_url` (https, or http for localhost/127.0.0.1/[::1]; no userinfo,
+    /// Validates `base_url` (https, or http for localhost/127.0.0.1/`[::1]`; no userinfo,
     /// query or fragment; a trailing `/` is dropped) and `job_uid` (one path segment).
     pub fn new(base_url: &str, job_uid: &str) -> Result<Config, ConfigError> {
         validate_path_segment("jobUid", job_uid)?;

@@ -6,17 +6,20 @@ use alloc::vec::Vec;
 
 use alloc::collections::VecDeque;
 
+mod ending;
+mod hints;
+mod next_page;
+
 use super::backoff::Backoff;
 use super::cursor::CursorState;
-use super::origin::{origin_prefix, resolve_next};
-use super::paging::{page_number, page_of, with_page};
+use super::origin::origin_prefix;
 use super::{
     Action, Batch, Config, ConfigError, ErrorCode, Event, FetchRequest, PollError, Poller,
-    RequestId, RequestKind, SleepReason, Summary,
+    RequestId, RequestKind, SleepReason,
 };
 use crate::api::{
     classify_http, classify_status, http_error_text, is_all_inputs_failed, Disposition, Outcome,
-    Page, RetryHint, RunClass, RunInfo, Webhook, WebhookKind, NO_RESPONSE_TEXT,
+    Page, RetryHint, RunClass, RunInfo, WebhookKind, NO_RESPONSE_TEXT,
 };
 
 /// `setTimeout` takes at most 2^31−1 ms; more wraps to an immediate (busy) timer.
@@ -328,33 +331,6 @@ impl Poller {
         }
     }
 
-    fn finish(&mut self, now_ms: u64) -> Action {
-        let s = &self.state;
-        let Some(ending) = s.ending.clone() else {
-            return Action::Idle;
-        };
-        let status = match ending {
-            Ending::Succeeded(status) => status,
-            Ending::Failed { status, message } => {
-                let mut text = format!("the run ended with status \"{status}\"");
-                if let Some(m) = message {
-                    text.push_str(": ");
-                    text.push_str(&m);
-                }
-                let error = self.error(ErrorCode::JobFailed, text, None);
-                return self.terminate(Action::Fail(error));
-            }
-        };
-        let summary = Summary {
-            status,
-            total_results: s.offset,
-            requests: s.requests,
-            retries: s.retries,
-            duration_ms: now_ms.saturating_sub(s.started_ms),
-        };
-        self.terminate(Action::Complete(summary))
-    }
-
     fn terminate(&mut self, action: Action) -> Action {
         self.state.done = true;
         self.state.outbox.clear();
@@ -522,48 +498,6 @@ impl Poller {
         }
     }
 
-    /// Goes to the page `next` names, or treats the page as the tail when `next` names it.
-    fn follow(&mut self, next: &str, len: usize) {
-        let base = self.config.base_url();
-        let path = base.get(origin_prefix(base).len()..).unwrap_or_default();
-        let first = format!("{path}/jobs/{}/results", self.config.job_uid());
-        let current = self.state.page.clone().unwrap_or(first);
-        let location = match page_number(next) {
-            Some(n) => self.numbered_page(&current, n),
-            None => resolve_next(base, &current, next).map(Some),
-        };
-        match location {
-            // A page that names itself as next is the tail, not a loop to spin in.
-            Ok(None) => self.after_poll(),
-            Ok(Some(location)) if location == current => self.after_poll(),
-            Ok(Some(location)) => {
-                let s = &mut self.state;
-                s.paged_len = s.paged_len.max(len);
-                s.pending_next = Some(location);
-                s.next = Next::Fetch(RequestKind::Results);
-            }
-            Err(why) => self.fail(ErrorCode::BadResponse, why.into(), None),
-        }
-    }
-
-    /// The location of page `n` after `current`; `None` when it is `current` itself.
-    /// The first page is read without a `page` parameter: its number is learned from its own
-    /// `next` ("1" → pages count from 0, "2" → from 1).
-    fn numbered_page(&mut self, current: &str, n: u64) -> Result<Option<String>, &'static str> {
-        let s = &mut self.state;
-        let on_first = page_of(current).is_none();
-        if on_first && s.page_base.is_none() && (1..=2).contains(&n) {
-            s.page_base = Some(n - 1);
-        }
-        let here = page_of(current).or(s.page_base.filter(|_| on_first));
-        match here {
-            Some(here) if n == here => Ok(None),
-            // Going back would deliver rows twice.
-            Some(here) if n < here => Err("paging.next goes back to an earlier page"),
-            _ => Ok(Some(with_page(current, n))),
-        }
-    }
-
     /// A 404 on `/results`: no results yet, or no run at all. Reading the run tells which
     /// (a 404 there is NOT_FOUND).
     fn on_results_missing(&mut self) {
@@ -619,29 +553,6 @@ impl Poller {
             (false, true) => Next::Fetch(RequestKind::Run),
             (false, false) => interval,
         };
-    }
-
-    /// The run is over but the tail may lag: more rows than delivered are counted, or the
-    /// tail page is full (counts lag, so only a page that is not full proves the end).
-    fn recheck_due(&self) -> bool {
-        let s = &self.state;
-        let behind = s
-            .last_run
-            .as_ref()
-            .and_then(|r| r.row_count)
-            .is_some_and(|n| n > s.offset);
-        let full = s.last_len > 0 && s.last_len >= self.page_size();
-        s.rechecks_left > 0 && (behind || full)
-    }
-
-    /// Rows in a full page: the API's, once it paged, else the configured (or a longer one
-    /// seen).
-    fn page_size(&self) -> usize {
-        let s = &self.state;
-        match s.paged_len {
-            0 => self.config.page_size.max(s.largest_len),
-            n => n,
-        }
     }
 
     fn interval(&self) -> Next {
@@ -704,45 +615,6 @@ impl Poller {
             s.last_run = Some(run.clone());
             s.outbox.push_back(Action::Status { run, paused_for_ms });
         }
-    }
-
-    /// A webhook is a hint to read now; only the API's status ends the run (see
-    /// [`Event::Webhook`]).
-    fn on_webhook(&mut self, hook: Webhook, now_ms: u64) {
-        let s = &mut self.state;
-        let acted = matches!(hook.kind, WebhookKind::Succeeded | WebhookKind::Failed)
-            && s.ending.is_none()
-            && s.hinted != Some(hook.kind);
-        // The glue cancels a pending timer on every webhook: re-arm what is left of it.
-        if s.wait == Wait::Timer {
-            s.wait = Wait::Nothing;
-            if let Next::Fetch(then) = s.next {
-                s.next = Next::Sleep {
-                    ms: s.sleep_until.saturating_sub(now_ms),
-                    reason: s.sleep_reason,
-                    then,
-                };
-            }
-        }
-        if !acted {
-            return;
-        }
-        s.hinted = Some(hook.kind);
-        s.hint_error = hook.error.or(s.hint_error.take());
-        s.hint_reads = self.config.webhook_reads;
-        // Cut an interval short (a backoff is not: the server asked for it).
-        if let Next::Sleep {
-            reason: SleepReason::Interval,
-            ..
-        } = s.next
-        {
-            s.next = Next::Fetch(RequestKind::Run);
-        }
-    }
-
-    /// The fast cadence after a webhook is on (never in step mode: a round is one round).
-    fn hint_active(&self) -> bool {
-        self.state.hint_reads > 0 && !self.config.step_mode
     }
 
     fn fail(&mut self, code: ErrorCode, message: String, http_status: Option<u16>) {
