@@ -57,7 +57,7 @@ struct Plan {
     next_form: NextForm,
     /// The run says `completed` instead of `finished`.
     completed: bool,
-    /// `/results` is 404 while the run has no rows yet.
+    /// `/results` is 404 while the run has no rows yet (for ever when it never has any).
     missing_results: bool,
     /// `row_count` lags the rows there are by up to this many.
     count_lag: u64,
@@ -230,7 +230,8 @@ impl Server<'_> {
             return (self.fault(now), vec![], latency);
         }
         let aif = self.plan.end == End::AllInputsFailed && self.ended(now);
-        let nothing_yet = self.available(now) == 0 && !self.ended(now);
+        // A run with no rows at all may keep answering 404 after its end too.
+        let nothing_yet = self.available(now) == 0 && (!self.ended(now) || self.plan.rows == 0);
         let (outcome, rows) = match request.kind {
             RequestKind::Results if aif && self.rng.below(2) == 0 => (
                 Outcome::Http {

@@ -1013,6 +1013,25 @@ fn results_404_while_the_run_exists_keeps_polling_until_rows_come() {
 }
 
 #[test]
+fn results_404_after_the_end_is_retried_and_completes_empty_only_if_the_run_counts_no_rows() {
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, _| match req.kind {
+        RequestKind::Results => http(404, None, None),
+        RequestKind::Run => run("finished", 0),
+    });
+    assert_eq!(log.complete.map(|s| s.total_results), Some(0));
+    // The first read, the status, the drain and its 3 retries.
+    assert_eq!(log.fetches.len(), 6);
+
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, _| match req.kind {
+        RequestKind::Results => http(404, None, None),
+        RequestKind::Run => run("finished", 12),
+    });
+    assert_eq!(code(&log), Some(ErrorCode::RetriesExhausted));
+}
+
+#[test]
 fn results_404_and_run_404_is_not_found() {
     let mut poller = Poller::new(config(), None, 0).unwrap();
     let log = drive(&mut poller, 0, |_, _| http(404, None, None));

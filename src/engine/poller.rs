@@ -408,6 +408,7 @@ impl Poller {
             Disposition::Fail(ErrorCode::NotFound) if kind == RequestKind::Results => {
                 match self.state.ending.is_some() {
                     false => self.on_results_missing(),
+                    true if self.no_results_ever() => self.after_poll(),
                     true => self.on_transient(kind, label, None, false, Some(status), now_ms),
                 }
             }
@@ -496,6 +497,16 @@ impl Poller {
                 self.fail(ErrorCode::BadResponse, why.into(), None)
             }
         }
+    }
+
+    /// The run is over, nothing was ever delivered, the API counts no rows, and `/results`
+    /// still says 404 after every retry: the run had no results (a 404 alone, or a count
+    /// alone, is not enough: counts lag).
+    fn no_results_ever(&self) -> bool {
+        let s = &self.state;
+        let counted_none = s.last_run.as_ref().is_some_and(|r| r.row_count == Some(0));
+        let retries_left = s.backoff.clone().next().is_some();
+        s.offset == 0 && s.page.is_none() && counted_none && !retries_left
     }
 
     /// A 404 on `/results`: no results yet, or no run at all. Reading the run tells which
