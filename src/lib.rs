@@ -9,8 +9,6 @@ extern crate alloc;
 
 pub mod api;
 pub mod engine;
-mod scan;
-mod text;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;

@@ -1,18 +1,23 @@
 //! Property test: the engine against an in-test model of the Captain Data API under random
 //! fault plans, driven with a simulated clock. Prints "property: N fault plans, V violations".
+//!
+//! `PROPERTY_CASES` sets the number of plans (default 1000). Each plan comes from its own
+//! seed, printed on a violation; `PROPERTY_SEED=<seed>` replays that one plan.
 #![cfg(not(target_arch = "wasm32"))]
 
-use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::{Duration, UNIX_EPOCH};
 
-use captaindata_poller::api::{Outcome, Page, RunInfo};
+use captaindata_poller::api::{
+    classify_webhook, retry_hint, Outcome, Page, RunInfo, Webhook, WebhookKind,
+};
 use captaindata_poller::engine::{
     Action, Config, ErrorCode, Event, FetchRequest, Poller, RequestKind, RetryPolicy,
 };
 use proptest::prelude::*;
-use proptest::test_runner::{Config as RunnerConfig, TestCaseError, TestRunner};
+use proptest::strategy::ValueTree;
+use proptest::test_runner::{Config as RunnerConfig, RngAlgorithm, TestRng, TestRunner};
 
 const BASE: &str = "https://api.captaindata.co/v3";
 const JOB: &str = "run-7";
@@ -27,6 +32,18 @@ enum End {
     AllInputsFailed,
 }
 
+/// How the model server spells `paging.next`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NextForm {
+    Path,
+    Absolute,
+    Query,
+    /// A page number, pages counted from 0 (the first page's next is "1").
+    Number0,
+    /// A page number, pages counted from 1 (the first page's next is "2").
+    Number1,
+}
+
 #[derive(Clone, Debug)]
 struct Plan {
     seed: u64,
@@ -37,9 +54,19 @@ struct Plan {
     finish_at: u64,
     end: End,
     fault_pct: u64,
-    absolute_next: bool,
+    next_form: NextForm,
+    /// The run says `completed` instead of `finished`.
+    completed: bool,
+    /// `/results` is 404 while the run has no rows yet (for ever when it never has any).
+    missing_results: bool,
+    /// `row_count` lags the rows there are by up to this many.
+    count_lag: u64,
+    /// Just after the run ends, a full page says it is the last for `retry.min_delay_ms`
+    /// (its next page is not linked yet): only reading a full tail again finds the rest.
+    late_next: bool,
     stop_at: Option<u64>,
-    webhook_delay: Option<u64>,
+    /// Webhooks of every kind, at any time (before the end too: a webhook is only a hint).
+    webhooks: Vec<(u64, WebhookKind)>,
     resume_pct: u64,
     max_requests: Option<u32>,
     max_duration: Option<u64>,
@@ -70,6 +97,8 @@ impl Plan {
         config.seed = self.seed;
         config.step_mode = self.step_mode;
         config.dedupe = self.dup > 0;
+        // The API's page size is known (1000 on the real API).
+        config.page_size = self.page_size as usize;
         config
     }
 }
@@ -82,12 +111,31 @@ fn plan() -> impl Strategy<Value = Plan> {
         2 => Just(End::Stopped),
         1 => Just(End::AllInputsFailed),
     ];
+    let kind = prop_oneof![
+        Just(WebhookKind::Created),
+        Just(WebhookKind::Succeeded),
+        Just(WebhookKind::Failed),
+        Just(WebhookKind::Other),
+    ];
+    let next_form = prop_oneof![
+        Just(NextForm::Path),
+        Just(NextForm::Absolute),
+        Just(NextForm::Query),
+        Just(NextForm::Number0),
+        Just(NextForm::Number1),
+    ];
     let faults = (
         prop_oneof![2 => Just(0u64), 3 => 1u64..40],
-        any::<bool>(),
         proptest::option::weighted(0.2, 0u64..80_000),
-        proptest::option::weighted(0.4, 0u64..5_000),
+        proptest::collection::vec((0u64..70_000, kind), 0..4),
         prop_oneof![Just(0u64), 1u64..25],
+    );
+    let api = (
+        next_form,
+        any::<bool>(),
+        any::<bool>(),
+        prop_oneof![Just(0u64), 1u64..20],
+        any::<bool>(),
     );
     let limits = (
         proptest::option::weighted(0.25, 1u32..120),
@@ -97,9 +145,10 @@ fn plan() -> impl Strategy<Value = Plan> {
         1u32..7,
         (0u32..6, 0u32..400, 0u32..4_000),
     );
-    (shape, end, faults, limits).prop_map(|(shape, end, faults, limits)| {
+    (shape, end, faults, api, limits).prop_map(|(shape, end, faults, api, limits)| {
         let (seed, rows, page_size, dup, finish_at) = shape;
-        let (fault_pct, absolute_next, stop_at, webhook_delay, resume_pct) = faults;
+        let (fault_pct, stop_at, webhooks, resume_pct) = faults;
+        let (next_form, completed, missing_results, count_lag, late_next) = api;
         let (max_requests, max_duration, step_mode, interval_ms, status_every, retry) = limits;
         let retry = RetryPolicy {
             retries: retry.0,
@@ -114,9 +163,13 @@ fn plan() -> impl Strategy<Value = Plan> {
             finish_at,
             end,
             fault_pct,
-            absolute_next,
+            next_form,
+            completed,
+            missing_results,
+            count_lag,
+            late_next,
             stop_at,
-            webhook_delay,
+            webhooks,
             resume_pct,
             max_requests,
             max_duration,
@@ -126,11 +179,11 @@ fn plan() -> impl Strategy<Value = Plan> {
             retry,
         };
         if step_mode {
-            // A cron tick: a request budget and a deadline per tick; no stop or webhook.
+            // A cron tick: a request budget and a deadline per tick; no stop. Webhooks are
+            // passed to the tick that follows them.
             plan.max_requests = Some(plan.max_requests.unwrap_or(10).max(3));
             plan.max_duration = Some(plan.max_duration.unwrap_or(20_000).clamp(5_000, TICK_MS));
             plan.stop_at = None;
-            plan.webhook_delay = None;
         }
         plan
     })
@@ -177,12 +230,22 @@ impl Server<'_> {
             return (self.fault(now), vec![], latency);
         }
         let aif = self.plan.end == End::AllInputsFailed && self.ended(now);
+        // A run with no rows at all may keep answering 404 after its end too.
+        let nothing_yet = self.available(now) == 0 && (!self.ended(now) || self.plan.rows == 0);
         let (outcome, rows) = match request.kind {
             RequestKind::Results if aif && self.rng.below(2) == 0 => (
                 Outcome::Http {
                     status: 400,
-                    retry_after: None,
+                    retry: None,
                     message: Some("All Inputs Failed".into()),
+                },
+                vec![],
+            ),
+            RequestKind::Results if nothing_yet && self.plan.missing_results => (
+                Outcome::Http {
+                    status: 404,
+                    retry: None,
+                    message: Some("no results".into()),
                 },
                 vec![],
             ),
@@ -204,20 +267,30 @@ impl Server<'_> {
                 Some(httpdate::fmt_http_date(at))
             }
         };
+        let reset = match self.rng.below(3) {
+            0 => None,
+            1 => Some(self.rng.below(4).to_string()),
+            _ => Some(
+                (now / 1_000 + self.rng.below(4))
+                    .max(1_000_000_000)
+                    .to_string(),
+            ),
+        };
+        let retry = retry_hint(retry_after.as_deref(), reset.as_deref(), parse_date);
         match self.rng.below(6) {
             0 => Outcome::Http {
                 status: 429,
-                retry_after,
+                retry,
                 message: None,
             },
             1 => Outcome::Http {
                 status: 503,
-                retry_after: None,
+                retry,
                 message: Some("busy".into()),
             },
             2 => Outcome::Http {
                 status: 500,
-                retry_after: None,
+                retry: None,
                 message: None,
             },
             3 => Outcome::Network,
@@ -228,19 +301,25 @@ impl Server<'_> {
 
     fn page(&mut self, url: &str, now: u64) -> (Outcome, Vec<u64>) {
         let p = self.plan;
+        // The number of the first page.
+        let base = u64::from(p.next_form == NextForm::Number1);
         let k: u64 = url
             .split_once("?page=")
-            .and_then(|(_, n)| n.parse().ok())
+            .map(|(_, n)| n.parse::<u64>().expect("a page number") - base)
             .unwrap_or(0);
         let available = self.available(now);
         let first = (k * p.page_size).saturating_sub(if k > 0 { p.dup } else { 0 });
         let end = ((k + 1) * p.page_size).min(available).max(first);
         let rows: Vec<u64> = (first..end).collect();
-        let has_next = available > (k + 1) * p.page_size;
+        let window = u64::from(p.retry.min_delay_ms) * u64::from(p.retry.retries.min(1));
+        let unlinked = p.late_next && self.ended(now) && now < p.finish_at + window;
+        let has_next = available > (k + 1) * p.page_size && !unlinked;
         let path = format!("/v3/jobs/{JOB}/results?page={}", k + 1);
-        let next = match p.absolute_next {
-            true => format!("https://API.captaindata.co:443{path}"),
-            false => path,
+        let next = match p.next_form {
+            NextForm::Path => path,
+            NextForm::Absolute => format!("https://API.captaindata.co:443{path}"),
+            NextForm::Query => format!("?page={}", k + 1),
+            NextForm::Number0 | NextForm::Number1 => (k + 1 + base).to_string(),
         };
         let page = Page {
             len: rows.len(),
@@ -252,11 +331,13 @@ impl Server<'_> {
     }
 
     fn run(&mut self, now: u64) -> RunInfo {
+        let p_lag = self.plan.count_lag;
         let (status, error_message) = match (self.ended(now), self.plan.end) {
             (false, _) => (
                 ["pending", "running", "paused", "Queued"][self.rng.below(4) as usize],
                 None,
             ),
+            (true, End::Finished) if self.plan.completed => ("completed", None),
             (true, End::Finished) => ("finished", None),
             (true, End::Warning) => ("Warning", None),
             (true, End::Stopped) => ("stopped", Some("stopped by the user".to_string())),
@@ -266,7 +347,10 @@ impl Server<'_> {
         };
         RunInfo {
             status: status.into(),
-            row_count: Some(self.available(now)),
+            row_count: Some(
+                self.available(now)
+                    .saturating_sub(self.rng.below(p_lag + 1)),
+            ),
             total_row_count: Some(self.plan.rows),
             number_inputs: Some(3),
             error_message,
@@ -274,11 +358,31 @@ impl Server<'_> {
     }
 }
 
+/// ms since the Unix epoch of an HTTP date: what the glue gets from JS `Date.parse`.
+fn parse_date(value: &str) -> Option<u64> {
+    let at = httpdate::parse_http_date(value).ok()?;
+    u64::try_from(at.duration_since(UNIX_EPOCH).ok()?.as_millis()).ok()
+}
+
+/// A webhook payload of that kind, as Captain Data words it.
+fn webhook(kind: WebhookKind) -> Webhook {
+    let (message, error) = match kind {
+        WebhookKind::Created => ("Job created.", None),
+        WebhookKind::Succeeded => ("Job successfully finished.", None),
+        WebhookKind::Failed => ("Job failed.", Some("quota reached")),
+        WebhookKind::Other => ("Hello", None),
+    };
+    let hook = classify_webhook(Some(message), error, None);
+    assert_eq!(hook.kind, kind);
+    hook
+}
+
 /// What one plan produced.
 #[derive(Debug, Default)]
 struct Outcomes {
     delivered: Vec<u64>,
     terminal: Option<Action>,
+    ended_at: u64,
 }
 
 fn check(plan: &Plan, tally: &mut BTreeMap<&'static str, u32>) -> Result<(), String> {
@@ -294,6 +398,18 @@ fn check(plan: &Plan, tally: &mut BTreeMap<&'static str, u32>) -> Result<(), Str
         return Err(format!(
             "rows out of order, lost or repeated: {:?}",
             outcomes.delivered
+        ));
+    }
+    // Only the API's status ends a run: never a webhook before it.
+    let by_status = match &outcomes.terminal {
+        Some(Action::Complete(_)) => true,
+        Some(Action::Fail(error)) => error.code == ErrorCode::JobFailed,
+        _ => false,
+    };
+    if by_status && outcomes.ended_at < plan.finish_at {
+        return Err(format!(
+            "ended at {} before the API's status said so at {}",
+            outcomes.ended_at, plan.finish_at
         ));
     }
     match &outcomes.terminal {
@@ -317,7 +433,11 @@ fn check(plan: &Plan, tally: &mut BTreeMap<&'static str, u32>) -> Result<(), Str
                 ErrorCode::BudgetExhausted => plan.max_requests.is_some() && !plan.step_mode,
                 ErrorCode::Timeout => !plan.step_mode,
                 ErrorCode::RetriesExhausted | ErrorCode::BadResponse => plan.fault_pct > 0,
-                ErrorCode::Unauthorized | ErrorCode::NotFound => false,
+                ErrorCode::Unauthorized
+                | ErrorCode::NotFound
+                | ErrorCode::RateLimited
+                | ErrorCode::ServerError
+                | ErrorCode::NetworkError => false,
             };
             let clean_failure = plan.clean() && error.code != ErrorCode::JobFailed;
             if !allowed || clean_failure {
@@ -344,8 +464,9 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
     let mut now = 0;
     let mut poller = Poller::new(plan.config(), None, now).map_err(|e| e.message)?;
     let mut started = now;
-    let webhook_at = plan.webhook_delay.map(|d| plan.finish_at + d);
-    let (mut stopped, mut hooked) = (false, false);
+    let mut webhooks = plan.webhooks.clone();
+    webhooks.sort_by_key(|w| w.0);
+    let (mut stopped, mut hooked) = (false, 0);
     let mut rows: Vec<u64> = vec![];
     for _ in 0..200_000 {
         if let Some(max) = plan.max_duration.filter(|_| !poller.is_terminal()) {
@@ -357,27 +478,29 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
             }
         }
         let action = poller.next_action(now);
+        if std::env::var("PROPERTY_TRACE").is_ok() {
+            eprintln!("{now}: {action:?}");
+        }
         if let Some(max) = plan.max_requests {
             if poller.requests() > max {
                 return Err(format!("{} requests, budget {max}", poller.requests()));
             }
         }
-        // Events that happen before `until`: a stop and a webhook, each once.
+        // Events that happen before `until`: a stop once, the webhooks due.
         let mut events_until = |poller: &mut Poller, now: &mut u64, until: u64| -> bool {
             let mut due: Vec<(u64, Event)> = vec![];
             if let Some(t) = plan.stop_at.filter(|&t| !stopped && t <= until) {
                 due.push((t, Event::Stop));
             }
-            if let Some(t) = webhook_at.filter(|&t| !hooked && t <= until) {
-                let failed = plan.end != End::Finished && plan.end != End::Warning;
-                due.push((t, Event::Webhook { failed }));
+            while let Some(&(t, kind)) = webhooks.get(hooked).filter(|w| w.0 <= until) {
+                due.push((t, Event::Webhook(webhook(kind))));
+                hooked += 1;
             }
             due.sort_by_key(|d| d.0);
             let any = !due.is_empty();
             for (t, event) in due {
                 *now = (*now).max(t);
                 stopped |= event == Event::Stop;
-                hooked |= matches!(event, Event::Webhook { .. });
                 poller.handle(event, *now);
             }
             any
@@ -433,7 +556,7 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
                     started = now;
                 }
             }
-            Action::Status(_) => {}
+            Action::Status { .. } => {}
             Action::Yield => {
                 if !plan.step_mode {
                     return Err("yield outside step mode".into());
@@ -442,6 +565,9 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
                 poller = Poller::new(plan.config(), Some(&poller.cursor()), now)
                     .map_err(|e| e.message)?;
                 started = now;
+                // The webhooks relayed since the last tick are passed to this one.
+                let tick = now;
+                events_until(&mut poller, &mut now, tick);
                 if now > 200 * TICK_MS + plan.finish_at {
                     return Ok(out);
                 }
@@ -456,13 +582,15 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
                     },
                     now,
                 );
-                poller.handle(Event::Webhook { failed: false }, now);
+                poller.handle(Event::Webhook(webhook(WebhookKind::Succeeded)), now);
+                poller.handle(Event::Webhook(webhook(WebhookKind::Failed)), now);
                 if poller.next_action(now + 1_000_000) != Action::Idle
                     || poller.requests() != requests
                 {
                     return Err("activity after the terminal action".into());
                 }
                 out.terminal = Some(action);
+                out.ended_at = now;
                 return Ok(out);
             }
             Action::Idle => return Err("idle with nothing pending".into()),
@@ -471,36 +599,52 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
     Err("no end after 200 000 actions".into())
 }
 
+/// The plan that `seed` stands for: the same seed always gives the same plan.
+fn plan_for(seed: u64) -> Plan {
+    let bytes: Vec<u8> = seed.to_le_bytes().repeat(4);
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
+    let mut runner = TestRunner::new_with_rng(RunnerConfig::default(), rng);
+    plan().new_tree(&mut runner).expect("a plan").current()
+}
+
+fn env_u64(name: &str) -> Option<u64> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
 #[test]
 fn every_row_exactly_once_under_random_fault_plans() {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000);
-    let mut runner = TestRunner::new(RunnerConfig {
-        cases,
-        failure_persistence: None,
-        ..RunnerConfig::default()
+    let replay = env_u64("PROPERTY_SEED");
+    let cases = env_u64("PROPERTY_CASES").unwrap_or(1_000);
+    // New plans on every run; each failing one is printed with the seed that replays it.
+    let first = replay.unwrap_or_else(|| {
+        let now = std::time::SystemTime::now().duration_since(UNIX_EPOCH);
+        now.map_or(0, |d| d.as_nanos() as u64)
     });
-    let plans = Cell::new(0u32);
-    let violations = Cell::new(0u32);
-    let tally = RefCell::new(BTreeMap::new());
-    let result = runner.run(&plan(), |plan| {
-        plans.set(plans.get() + 1);
-        check(&plan, &mut tally.borrow_mut()).map_err(|why| {
-            violations.set(violations.get() + 1);
-            TestCaseError::fail(why)
-        })
-    });
-    // Written to the raw stderr so it shows without --nocapture.
-    let _ = writeln!(
-        std::io::stderr(),
-        "property: {} fault plans, {} violations; endings {:?}",
-        plans.get(),
-        violations.get(),
-        tally.borrow()
-    );
-    if let Err(failure) = result {
-        panic!("{failure}");
+    let seeds: Vec<u64> = match replay {
+        Some(seed) => vec![seed],
+        None => (0..cases).map(|i| first.wrapping_add(i)).collect(),
+    };
+    let mut tally = BTreeMap::new();
+    let mut violations = vec![];
+    for &seed in &seeds {
+        let plan = plan_for(seed);
+        if replay.is_some() {
+            let _ = writeln!(std::io::stderr(), "{plan:#?}");
+        }
+        if let Err(why) = check(&plan, &mut tally) {
+            violations.push(format!("PROPERTY_SEED={seed}: {why}"));
+        }
     }
+    // Written to the raw stderr so it shows without --nocapture.
+    let mut err = std::io::stderr();
+    for violation in violations.iter().take(10) {
+        let _ = writeln!(err, "violation, replay with {violation}");
+    }
+    let _ = writeln!(
+        err,
+        "property: {} fault plans, {} violations; endings {tally:?}",
+        seeds.len(),
+        violations.len(),
+    );
+    assert!(violations.is_empty(), "{}", violations[0]);
 }

@@ -1,10 +1,12 @@
 //! Scripted scenarios through the engine's public API: a scripted server answers each
 //! request, a simulated clock advances with every sleep.
 
-use captaindata_poller::api::{Outcome, Page, RunInfo};
+use captaindata_poller::api::{
+    classify_webhook, retry_hint, Outcome, Page, RetryHint, RunInfo, Webhook, WebhookKind,
+};
 use captaindata_poller::engine::{
-    Action, Batch, Config, ErrorCode, Event, FetchRequest, PollError, Poller, RequestKind,
-    RetryPolicy, SleepReason, Summary,
+    Action, Config, ErrorCode, Event, FetchRequest, PollError, Poller, RequestKind, RetryPolicy,
+    SleepReason, Summary,
 };
 
 const BASE: &str = "https://api.captaindata.co/v3";
@@ -40,10 +42,21 @@ fn run(status: &str, rows: u64) -> Reply {
     }
 }
 
+/// ms since the Unix epoch of an HTTP date: what the glue gets from JS `Date.parse`.
+fn parse_date(value: &str) -> Option<u64> {
+    let at = httpdate::parse_http_date(value).ok()?;
+    let ms = at.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis();
+    u64::try_from(ms).ok()
+}
+
 fn http(status: u16, retry_after: Option<&str>, message: Option<&str>) -> Reply {
+    http_hint(status, retry_hint(retry_after, None, parse_date), message)
+}
+
+fn http_hint(status: u16, retry: Option<RetryHint>, message: Option<&str>) -> Reply {
     let outcome = Outcome::Http {
         status,
-        retry_after: retry_after.map(str::to_string),
+        retry,
         message: message.map(str::to_string),
     };
     Reply {
@@ -63,9 +76,13 @@ fn fault(outcome: Outcome) -> Reply {
 #[derive(Default, Debug)]
 struct Log {
     fetches: Vec<FetchRequest>,
+    /// When each fetch was sent.
+    fetch_times: Vec<u64>,
     sleeps: Vec<(u32, SleepReason)>,
     delivered: Vec<u64>,
     statuses: Vec<String>,
+    /// `paused_for_ms` of every status report.
+    paused: Vec<Option<u64>>,
     cursors: Vec<String>,
     complete: Option<Summary>,
     error: Option<PollError>,
@@ -86,14 +103,31 @@ fn config() -> Config {
 }
 
 /// Drives `poller` until it ends or idles, answering requests with `server(request, now)`.
-fn drive(
+fn drive(poller: &mut Poller, now: u64, server: impl FnMut(&FetchRequest, u64) -> Reply) -> Log {
+    drive_hooked(poller, now, vec![], server)
+}
+
+/// [`drive`] with webhooks relayed at the given times (the glue cancels a pending sleep).
+fn drive_hooked(
     poller: &mut Poller,
     now: u64,
+    mut hooks: Vec<(u64, Webhook)>,
     mut server: impl FnMut(&FetchRequest, u64) -> Reply,
 ) -> Log {
     let mut log = Log {
         now,
         ..Log::default()
+    };
+    hooks.sort_by_key(|h| std::cmp::Reverse(h.0));
+    // Relays the next webhook due before `until`; true when one was.
+    let mut relay = |poller: &mut Poller, now: &mut u64, until: u64| match hooks.last() {
+        Some((at, _)) if *at < until => {
+            let (at, hook) = hooks.pop().expect("a webhook");
+            *now = (*now).max(at);
+            poller.handle(Event::Webhook(hook), *now);
+            true
+        }
+        _ => false,
     };
     let mut rows: Vec<u64> = vec![];
     for _ in 0..10_000 {
@@ -103,7 +137,10 @@ fn drive(
                 if matches!(reply.outcome, Outcome::Results(_)) {
                     rows = reply.rows;
                 }
-                log.now += 10;
+                log.fetch_times.push(log.now);
+                let answered = log.now + 10;
+                while relay(poller, &mut log.now, answered) {}
+                log.now = answered;
                 log.fetches.push(request.clone());
                 poller.handle(
                     Event::Response {
@@ -115,8 +152,11 @@ fn drive(
             }
             Action::Sleep { ms, reason } => {
                 log.sleeps.push((ms, reason));
-                log.now += u64::from(ms);
-                poller.handle(Event::TimerFired, log.now);
+                let wake = log.now + u64::from(ms);
+                if !relay(poller, &mut log.now, wake) {
+                    log.now = wake;
+                    poller.handle(Event::TimerFired, log.now);
+                }
             }
             Action::Emit(batch) => {
                 // Batches are contiguous: each starts where the previous one ended.
@@ -127,7 +167,10 @@ fn drive(
                 log.cursors.push(poller.cursor());
                 poller.handle(Event::BatchDone, log.now);
             }
-            Action::Status(run) => log.statuses.push(run.status),
+            Action::Status { run, paused_for_ms } => {
+                log.statuses.push(run.status);
+                log.paused.push(paused_for_ms);
+            }
             Action::Yield => {
                 log.yielded = true;
                 return log;
@@ -432,7 +475,9 @@ fn bad_credentials_and_unknown_runs_are_not_retried() {
         let log = drive(&mut poller, 0, |_, _| http(status, None, None));
         let error = log.error.expect("failed");
         assert_eq!((error.code, error.http_status), (want, Some(status)));
-        assert_eq!(log.fetches.len(), 1);
+        // A 404 on the results is NOT_FOUND only once the run is 404 too.
+        let reads = if status == 404 { 2 } else { 1 };
+        assert_eq!(log.fetches.len(), reads, "{status}: never retried");
     }
 }
 
@@ -504,88 +549,6 @@ fn stop_mid_sleep_sends_nothing_more() {
     ));
     assert_eq!(poller.next_action(4), Action::Idle);
     assert_eq!(poller.requests(), 1);
-}
-
-#[test]
-fn a_webhook_during_the_interval_sleep_triggers_one_final_read() {
-    let mut poller = Poller::new(config(), None, 0).unwrap();
-    let mut served = 1;
-    let mut slept = false;
-    let mut log = Log::default();
-    loop {
-        match poller.next_action(0) {
-            Action::Fetch(req) => {
-                let reply = match req.kind {
-                    RequestKind::Results => page(0..served, None),
-                    RequestKind::Run => run("running", served),
-                };
-                log.fetches.push(req.clone());
-                poller.handle(
-                    Event::Response {
-                        id: req.id,
-                        outcome: reply.outcome,
-                    },
-                    0,
-                );
-            }
-            Action::Sleep {
-                reason: SleepReason::Interval,
-                ..
-            } if !slept => {
-                slept = true;
-                served = 3;
-                poller.handle(Event::Webhook { failed: false }, 0);
-            }
-            Action::Emit(batch) => {
-                log.delivered.extend(batch.start as u64..batch.end as u64);
-                poller.handle(Event::BatchDone, 0);
-            }
-            Action::Status(_) => {}
-            Action::Complete(summary) => {
-                log.complete = Some(summary);
-                break;
-            }
-            other => panic!("unexpected {other:?}"),
-        }
-    }
-    assert_eq!(log.delivered, vec![0, 1, 2]);
-    let kinds: Vec<RequestKind> = log.fetches.iter().map(|f| f.kind).collect();
-    assert_eq!(
-        kinds,
-        vec![RequestKind::Results, RequestKind::Run, RequestKind::Results]
-    );
-    assert_eq!(log.complete.map(|s| s.status), Some("finished".into()));
-}
-
-#[test]
-fn a_failed_webhook_fails_after_the_final_read() {
-    let mut poller = Poller::new(config(), None, 0).unwrap();
-    let Action::Fetch(req) = poller.next_action(0) else {
-        panic!("fetch first")
-    };
-    poller.handle(Event::Webhook { failed: true }, 1);
-    respond(&mut poller, &req, page(0..2, None).outcome, 2);
-    assert!(matches!(poller.next_action(2), Action::Emit(_)));
-    poller.handle(Event::BatchDone, 3);
-    // That read was sent before the webhook: the tail is read once more.
-    let Action::Fetch(req) = poller.next_action(3) else {
-        panic!("final read")
-    };
-    respond(&mut poller, &req, page(0..3, None).outcome, 4);
-    assert_eq!(
-        poller.next_action(4),
-        Action::Emit(Batch {
-            start: 2,
-            end: 3,
-            offset: 2
-        })
-    );
-    poller.handle(Event::BatchDone, 5);
-    let Action::Fail(error) = poller.next_action(5) else {
-        panic!("fail")
-    };
-    assert_eq!(error.code, ErrorCode::JobFailed);
-    assert_eq!(poller.requests(), 2);
 }
 
 #[test]
@@ -711,7 +674,7 @@ fn sleeps_never_exceed_a_32_bit_timer() {
         panic!("status read")
     };
     respond(&mut poller, &req, run("running", 1).outcome, 0);
-    assert!(matches!(poller.next_action(0), Action::Status(_)));
+    assert!(matches!(poller.next_action(0), Action::Status { .. }));
     assert_eq!(
         poller.next_action(0),
         Action::Sleep {
@@ -719,4 +682,480 @@ fn sleeps_never_exceed_a_32_bit_timer() {
             reason: SleepReason::Interval
         }
     );
+}
+
+// ---- Webhooks: hints to read now, never the proof of the end ----
+
+fn hook(message: &str, error: Option<&str>) -> Webhook {
+    classify_webhook(Some(message), error, None)
+}
+
+/// 200 rows appear over 4 s (one every 20 ms); the API says `end_status` from `end_at` on.
+fn growing_run(end_at: u64, end_status: &str) -> impl FnMut(&FetchRequest, u64) -> Reply + '_ {
+    move |req, now| {
+        let available = (now / 20).min(200);
+        match req.kind {
+            RequestKind::Results => page(0..available, None),
+            RequestKind::Run if now >= end_at => run(end_status, available),
+            RequestKind::Run => run("running", available.saturating_sub(30)),
+        }
+    }
+}
+
+#[test]
+fn a_created_webhook_ends_nothing_and_reads_nothing_early() {
+    let created = hook("Job created.", None);
+    assert_eq!(created.kind, WebhookKind::Created);
+    let hooks = vec![(150, created.clone()), (1_500, created)];
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let with = drive_hooked(&mut poller, 0, hooks, growing_run(4_500, "finished"));
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let without = drive(&mut poller, 0, growing_run(4_500, "finished"));
+    assert_eq!(with.delivered, (0..200).collect::<Vec<_>>());
+    assert_eq!(with.complete.map(|s| s.total_results), Some(200));
+    assert_eq!(
+        with.fetch_times, without.fetch_times,
+        "the same reads, at the same times"
+    );
+}
+
+#[test]
+fn a_success_webhook_before_the_api_says_finished_reads_on_until_it_does() {
+    let succeeded = hook("Job successfully finished.", None);
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive_hooked(
+        &mut poller,
+        0,
+        vec![(1_500, succeeded.clone()), (1_600, succeeded)],
+        growing_run(4_500, "finished"),
+    );
+    assert_eq!(log.delivered, (0..200).collect::<Vec<_>>(), "every row");
+    let summary = log.complete.expect("completed");
+    assert_eq!(summary.total_results, 200);
+    assert!(
+        log.now >= 4_500,
+        "completed at {} before the API said so",
+        log.now
+    );
+    // The webhook cut the interval short: the status was read at once.
+    let at = log.fetch_times.iter().position(|&t| t >= 1_500).unwrap();
+    assert_eq!(
+        (log.fetch_times[at], log.fetches[at].kind),
+        (1_500, RequestKind::Run)
+    );
+    // Then the short cadence (min_delay_ms = 100) for webhook_reads (10) reads, then the
+    // interval again.
+    let short = log.sleeps.iter().filter(|s| s.0 == 100).count();
+    assert_eq!(short, 10);
+    assert!(log.now - 4_500 < 1_100, "end noticed within an interval");
+}
+
+#[test]
+fn a_failed_webhook_is_confirmed_by_the_status_and_lends_its_error_text() {
+    let failed = hook("Job failed.", Some("not enough credits"));
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive_hooked(
+        &mut poller,
+        0,
+        vec![(1_500, failed.clone())],
+        growing_run(2_000, "shutdown"),
+    );
+    let error = log.error.expect("failed");
+    assert_eq!(error.code, ErrorCode::JobFailed);
+    assert!(
+        log.now >= 2_000,
+        "failed at {} before the API said so",
+        log.now
+    );
+    assert!(error.message.contains("shutdown"), "{}", error.message);
+    assert!(
+        error.message.contains("not enough credits"),
+        "{}",
+        error.message
+    );
+    let n = log.delivered.len() as u64;
+    assert!(n >= 100, "rows up to the end: {n}");
+    assert_eq!(log.delivered, (0..n).collect::<Vec<_>>());
+
+    // The API, not the webhook, decides: a failed webhook for a run that finishes completes.
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let hooks = vec![(1_500, failed)];
+    let log = drive_hooked(&mut poller, 0, hooks, growing_run(4_500, "finished"));
+    assert_eq!(log.complete.map(|s| s.total_results), Some(200));
+}
+
+#[test]
+fn a_webhook_alone_never_makes_the_cursor_terminal_and_step_mode_yields_while_running() {
+    let mut step = config();
+    step.step_mode = true;
+    let mut poller = Poller::new(step.clone(), None, 1_000).unwrap();
+    poller.handle(
+        Event::Webhook(hook("Job successfully finished.", None)),
+        1_000,
+    );
+    let log = drive(&mut poller, 1_000, growing_run(9_000, "finished"));
+    assert!(log.yielded && log.complete.is_none());
+    let kinds: Vec<RequestKind> = log.fetches.iter().map(|f| f.kind).collect();
+    assert_eq!(
+        kinds,
+        [RequestKind::Results, RequestKind::Run],
+        "reads, drains, yields"
+    );
+    // The next tick, from that cursor, with the API still running: no completion.
+    let cursor = poller.cursor();
+    let mut next = Poller::new(step.clone(), Some(&cursor), 2_000).unwrap();
+    let log = drive(&mut next, 2_000, growing_run(9_000, "finished"));
+    assert!(log.yielded && log.complete.is_none(), "{log:?}");
+    // Once the API says finished, the round drains and completes.
+    let mut last = Poller::new(step, Some(&next.cursor()), 9_000).unwrap();
+    let log = drive(&mut last, 9_000, growing_run(9_000, "finished"));
+    assert_eq!(log.complete.map(|s| s.total_results), Some(200));
+}
+
+#[test]
+fn a_webhook_during_a_backoff_does_not_cut_it_short() {
+    let mut calls = 0;
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let hooks = vec![(50, hook("Job successfully finished.", None))];
+    let log = drive_hooked(&mut poller, 0, hooks, |req, _| {
+        calls += 1;
+        match (calls, req.kind) {
+            (1, _) => http(429, Some("2"), None),
+            (_, RequestKind::Results) => page(0..3, None),
+            (_, RequestKind::Run) => run("finished", 3),
+        }
+    });
+    assert_eq!(
+        log.fetch_times[1], 2_010,
+        "the retry waits the full Retry-After"
+    );
+    assert_eq!(log.complete.map(|s| s.total_results), Some(3));
+}
+
+// ---- Every form of paging.next ----
+
+/// 180 rows in pages of 50, all there; `next_of(k)` is page k's `paging.next` (pages
+/// numbered from `first`), `None` on the last page. Page k is read at `?page=k`; the first
+/// page also without a parameter.
+fn paged(first: u64, next_of: impl Fn(u64) -> String) -> impl FnMut(&FetchRequest, u64) -> Reply {
+    move |req, _| {
+        if req.kind == RequestKind::Run {
+            return run("finished", 180);
+        }
+        let k = req
+            .url
+            .split_once("page=")
+            .map_or(first, |(_, n)| n.parse::<u64>().unwrap());
+        let start = (k - first) * 50;
+        let end = (start + 50).min(180);
+        let last = end == 180;
+        let mut reply = page(start..end, None);
+        if let Outcome::Results(p) = &mut reply.outcome {
+            p.has_next_page = !last;
+            p.next = (!last).then(|| next_of(k));
+        }
+        reply
+    }
+}
+
+/// Page k's `paging.next`.
+type NextOf = Box<dyn Fn(u64) -> String>;
+
+#[test]
+fn every_form_of_paging_next_reads_every_page() {
+    let forms: Vec<(&str, u64, NextOf)> = vec![
+        (
+            "absolute URL",
+            0,
+            Box::new(|k| format!("{RESULTS}?page={}", k + 1)),
+        ),
+        (
+            "path",
+            0,
+            Box::new(|k| format!("/v3/jobs/job-1/results?page={}", k + 1)),
+        ),
+        ("query", 0, Box::new(|k| format!("?page={}", k + 1))),
+        ("page number from 0", 0, Box::new(|k| (k + 1).to_string())),
+        ("page number from 1", 1, Box::new(|k| (k + 1).to_string())),
+    ];
+    for (form, first, next_of) in forms {
+        let mut poller = Poller::new(config(), None, 0).unwrap();
+        let log = drive(&mut poller, 0, paged(first, next_of));
+        assert_eq!(log.delivered, (0..180).collect::<Vec<_>>(), "{form}");
+        assert_eq!(
+            log.complete.as_ref().map(|s| s.total_results),
+            Some(180),
+            "{form}"
+        );
+        let pages: Vec<&str> = urls(&log)
+            .into_iter()
+            .filter(|u| u.contains("/results"))
+            .collect();
+        assert_eq!(
+            pages.len(),
+            5,
+            "{form}: four pages and the final read: {pages:?}"
+        );
+        let want = format!("{RESULTS}?page={}", first + 3);
+        assert_eq!(pages[3], want, "{form}");
+    }
+}
+
+#[test]
+fn a_page_number_replaces_the_page_parameter_and_a_page_naming_itself_is_the_tail() {
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, _| match req.url.as_str() {
+        RUN => run("finished", 5),
+        RESULTS => page(0..3, Some("/v3/jobs/job-1/results?size=3&page=1")),
+        u if u.ends_with("?size=3&page=1") => page(3..5, Some("2")),
+        u if u.ends_with("?size=3&page=2") => page(5..5, Some("2")),
+        other => panic!("unexpected {other}"),
+    });
+    assert_eq!(log.delivered, (0..5).collect::<Vec<_>>());
+    assert_eq!(log.complete.map(|s| s.total_results), Some(5));
+}
+
+#[test]
+fn a_next_page_that_cannot_be_used_is_a_bad_response_not_a_short_success() {
+    for next in [
+        None,
+        Some(""),
+        Some("results?page=2"),
+        Some("two"),
+        Some("-1"),
+    ] {
+        let mut poller = Poller::new(config(), None, 0).unwrap();
+        let log = drive(&mut poller, 0, |req, _| match req.kind {
+            RequestKind::Run => run("finished", 100),
+            RequestKind::Results => {
+                let mut reply = page(0..50, None);
+                if let Outcome::Results(p) = &mut reply.outcome {
+                    p.has_next_page = true;
+                    p.next = next.map(str::to_string);
+                }
+                reply
+            }
+        });
+        assert_eq!(code(&log), Some(ErrorCode::BadResponse), "{next:?}");
+        assert_eq!(log.delivered.len(), 50, "{next:?}: rows before it are kept");
+        assert!(log.complete.is_none());
+    }
+}
+
+// ---- Statuses ----
+
+#[test]
+fn completed_is_success_like_finished_in_any_case() {
+    for status in ["completed", "COMPLETED", "Finished"] {
+        let mut poller = Poller::new(config(), None, 0).unwrap();
+        let log = drive(&mut poller, 0, |req, _| match req.kind {
+            RequestKind::Results => page(0..4, None),
+            RequestKind::Run => run(status, 4),
+        });
+        let summary = log.complete.expect(status);
+        assert_eq!(
+            (summary.status.as_str(), summary.total_results),
+            (status, 4)
+        );
+    }
+}
+
+#[test]
+fn a_paused_run_is_reported_with_how_long_then_ends_at_the_timeout() {
+    let mut config = config();
+    config.max_duration_ms = Some(10_500);
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, _| match req.kind {
+        RequestKind::Results => page(0..2, None),
+        RequestKind::Run => run("paused", 2),
+    });
+    assert_eq!(code(&log), Some(ErrorCode::Timeout));
+    assert_eq!(log.delivered, vec![0, 1]);
+    assert!(log.statuses.len() >= 5 && log.statuses.iter().all(|s| s == "paused"));
+    let paused: Vec<u64> = log
+        .paused
+        .iter()
+        .map(|p| p.expect("paused_for_ms"))
+        .collect();
+    assert_eq!(paused[0], 0);
+    assert!(paused.windows(2).all(|w| w[1] > w[0]), "{paused:?}");
+    assert!(*paused.last().unwrap() >= 8_000, "{paused:?}");
+}
+
+#[test]
+fn paused_then_running_reports_no_pause() {
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, now| match req.kind {
+        RequestKind::Results => page(0..(now / 1_000).min(6), None),
+        RequestKind::Run if now < 2_500 => run("paused", 0),
+        RequestKind::Run if now < 6_000 => run("running", 3),
+        RequestKind::Run => run("finished", 6),
+    });
+    assert_eq!(log.complete.map(|s| s.total_results), Some(6));
+    let i = log.statuses.iter().position(|s| s == "running").unwrap();
+    assert!(log.paused[..i].iter().all(Option::is_some));
+    assert!(log.paused[i..].iter().all(Option::is_none));
+}
+
+// ---- 404 on /results ----
+
+#[test]
+fn results_404_while_the_run_exists_keeps_polling_until_rows_come() {
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, now| match req.kind {
+        RequestKind::Results if now < 3_000 => http(404, None, Some("no results")),
+        RequestKind::Results => page(0..3, None),
+        RequestKind::Run if now < 4_000 => run("pending", 0),
+        RequestKind::Run => run("finished", 3),
+    });
+    assert_eq!(log.delivered, vec![0, 1, 2]);
+    assert_eq!(log.complete.map(|s| s.total_results), Some(3));
+}
+
+#[test]
+fn results_404_after_the_end_is_retried_and_completes_empty_only_if_the_run_counts_no_rows() {
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, _| match req.kind {
+        RequestKind::Results => http(404, None, None),
+        RequestKind::Run => run("finished", 0),
+    });
+    assert_eq!(log.complete.map(|s| s.total_results), Some(0));
+    // The first read, the status, the drain and its 3 retries.
+    assert_eq!(log.fetches.len(), 6);
+
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, _| match req.kind {
+        RequestKind::Results => http(404, None, None),
+        RequestKind::Run => run("finished", 12),
+    });
+    assert_eq!(code(&log), Some(ErrorCode::RetriesExhausted));
+}
+
+#[test]
+fn results_404_and_run_404_is_not_found() {
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |_, _| http(404, None, None));
+    let error = log.error.expect("failed");
+    assert_eq!(
+        (error.code, error.http_status),
+        (ErrorCode::NotFound, Some(404))
+    );
+    let kinds: Vec<RequestKind> = log.fetches.iter().map(|f| f.kind).collect();
+    assert_eq!(kinds, [RequestKind::Results, RequestKind::Run]);
+}
+
+// ---- Counts lag ----
+
+#[test]
+fn a_lagging_count_and_a_full_tail_page_are_drained_to_the_last_row() {
+    // The API says finished with a count that lags; the second page is full and claims to be
+    // the last until 300 ms later, when a third page appears.
+    let mut config = config();
+    config.page_size = 3;
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, now| {
+        let late = now >= 300;
+        match req.url.as_str() {
+            RUN => run("finished", 4),
+            RESULTS => page(0..3, Some("?page=2")),
+            u if u.ends_with("page=2") => page(3..6, late.then_some("?page=3")),
+            u if u.ends_with("page=3") => page(6..8, None),
+            other => panic!("unexpected {other}"),
+        }
+    });
+    assert_eq!(log.delivered, (0..8).collect::<Vec<_>>());
+    assert_eq!(log.complete.map(|s| s.total_results), Some(8));
+}
+
+#[test]
+fn a_full_tail_page_is_read_again_a_bounded_number_of_times() {
+    let mut config = config();
+    config.page_size = 3;
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, _| match req.kind {
+        RequestKind::Run => run("finished", 3),
+        RequestKind::Results => page(0..3, None),
+    });
+    assert_eq!(log.complete.map(|s| s.total_results), Some(3));
+    // The first read, the status, the drain, then `retry.retries` (3) re-reads.
+    assert_eq!(log.fetches.len(), 6);
+    assert!(log.sleeps.iter().all(|s| *s == (100, SleepReason::Backoff)));
+}
+
+#[test]
+fn the_page_size_is_learned_from_the_api() {
+    // Pages of 2 (default page_size 1000): the full tail page is read again all the same.
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, now| match req.url.as_str() {
+        RUN => run("finished", 4),
+        RESULTS => page(0..2, Some("1")),
+        u if u.ends_with("page=1") => page(2..4, (now >= 100).then_some("2")),
+        u if u.ends_with("page=2") => page(4..5, None),
+        other => panic!("unexpected {other}"),
+    });
+    assert_eq!(log.delivered, (0..5).collect::<Vec<_>>());
+}
+
+// ---- Server hints and network errors ----
+
+#[test]
+fn retry_after_and_rate_limit_reset_in_every_form() {
+    // A real clock (ms since the epoch) so that dates mean something.
+    let t0 = 1_764_524_400_000; // Sun, 30 Nov 2025 17:40:00 GMT
+    let mut config = config();
+    config.retry.retries = 10;
+    config.retry.max_delay_ms = 9_000;
+    let mut calls = 0;
+    let mut poller = Poller::new(config, None, t0).unwrap();
+    let log = drive(&mut poller, t0, |req, now| {
+        calls += 1;
+        let date = httpdate::fmt_http_date(
+            std::time::UNIX_EPOCH + std::time::Duration::from_millis(now + 3_010),
+        );
+        let reset_at = ((now + 10) / 1_000 + 4).to_string();
+        match (calls, req.kind) {
+            (1, _) => http(429, Some("2"), None),
+            (2, _) => http(429, Some(&date), None),
+            (3, _) => http(429, Some("99999999999999999999999"), None),
+            (4, _) => http(429, Some("0"), None),
+            (5, _) => http_hint(429, retry_hint(None, Some("1.5"), parse_date), None),
+            (6, _) => http_hint(
+                429,
+                retry_hint(Some("soon"), Some(&reset_at), parse_date),
+                None,
+            ),
+            (7, _) => http(429, Some("soon"), None),
+            (_, RequestKind::Results) => page(0..2, None),
+            (_, RequestKind::Run) => run("finished", 2),
+        }
+    });
+    let waits: Vec<u32> = log.sleeps.iter().map(|s| s.0).collect();
+    // An HTTP date has whole seconds: 3 s from the answer, less the truncated ms.
+    assert!((2_000..=3_000).contains(&waits[1]), "date: {waits:?}");
+    assert_eq!(
+        [waits[0], waits[2], waits[3], waits[4]],
+        [2_000, 9_000, 100, 1_500],
+        "{waits:?}"
+    );
+    assert!(
+        (3_000..=4_000).contains(&waits[5]),
+        "epoch reset: {waits:?}"
+    );
+    assert!(
+        (100..=6_400).contains(&waits[6]),
+        "garbage: plain backoff: {waits:?}"
+    );
+    assert_eq!(log.complete.map(|s| s.retries), Some(7));
+}
+
+#[test]
+fn a_network_error_says_no_response_came_and_points_at_cors_and_a_proxy() {
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |_, _| fault(Outcome::Network));
+    let error = log.error.expect("failed");
+    assert_eq!(error.code, ErrorCode::RetriesExhausted);
+    for word in ["no response", "CORS", "baseUrl", "proxy"] {
+        assert!(error.message.contains(word), "{}", error.message);
+    }
+    assert!(!error.message.contains("://"));
 }

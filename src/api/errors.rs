@@ -1,10 +1,15 @@
 //! What a non-2xx answer (or a failed request) means: retry or give up, and why.
 
+use alloc::format;
 use alloc::string::String;
 
+use super::error_code::ErrorCode;
 use super::status::is_all_inputs_failed;
-use crate::engine::ErrorCode;
-use crate::text::{first_chars, push_decimal};
+
+/// What a failed request with no response at all means, for error messages (no URL, so
+/// no credentials): in a browser the usual cause is a CORS refusal.
+pub const NO_RESPONSE_TEXT: &str = "no response at all (network error; in a browser most \
+likely CORS: point baseUrl at a proxy such as the Cloudflare worker in worker/)";
 
 /// What to do with an HTTP answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,7 +27,7 @@ pub enum Disposition {
 ///
 /// ```
 /// use captaindata_poller::api::{classify_http, Disposition};
-/// use captaindata_poller::engine::ErrorCode;
+/// use captaindata_poller::api::ErrorCode;
 /// assert_eq!(classify_http(503, None), Disposition::Retry);
 /// assert_eq!(classify_http(404, None), Disposition::Fail(ErrorCode::NotFound));
 /// assert_eq!(
@@ -54,13 +59,45 @@ pub fn classify_http(status: u16, message: Option<&str>) -> Disposition {
 /// assert_eq!(http_error_text(404, Some("no such job")), "HTTP 404: no such job");
 /// ```
 pub fn http_error_text(status: u16, message: Option<&str>) -> String {
-    let mut text = String::from("HTTP ");
-    push_decimal(&mut text, status.into());
-    if let Some(message) = message {
-        text.push_str(": ");
-        text.push_str(first_chars(message, 300));
+    match message {
+        Some(message) => format!("HTTP {status}: {}", first_chars(message, 300)),
+        None => format!("HTTP {status}"),
     }
-    text
+}
+
+/// Why `scheduleWorkflow` failed, from the HTTP status of its answer (`None`: no response at
+/// all). A launch is never retried (a retry could launch the workflow twice), so the
+/// transient kinds get codes of their own: 429 → `RATE_LIMITED`, 5xx/408 → `SERVER_ERROR`,
+/// no response → `NETWORK_ERROR`; the rest as [`classify_http`] says (a 2xx that could not
+/// be used → `BAD_RESPONSE`).
+///
+/// ```
+/// use captaindata_poller::api::{classify_schedule_failure, ErrorCode};
+/// assert_eq!(classify_schedule_failure(None, None), ErrorCode::NetworkError);
+/// assert_eq!(classify_schedule_failure(Some(429), None), ErrorCode::RateLimited);
+/// assert_eq!(classify_schedule_failure(Some(401), None), ErrorCode::Unauthorized);
+/// ```
+pub fn classify_schedule_failure(status: Option<u16>, message: Option<&str>) -> ErrorCode {
+    let Some(status) = status else {
+        return ErrorCode::NetworkError;
+    };
+    match classify_http(status, message) {
+        Disposition::Fail(code) => code,
+        Disposition::Success => ErrorCode::BadResponse,
+        Disposition::Retry if status == 429 => ErrorCode::RateLimited,
+        Disposition::Retry => ErrorCode::ServerError,
+    }
+}
+
+/// The first `n` characters of `text` (all of it when shorter): long values are cut
+/// short in messages.
+///
+/// ```
+/// assert_eq!(captaindata_poller::api::first_chars("héllo", 2), "hé");
+/// ```
+pub fn first_chars(text: &str, n: usize) -> &str {
+    let end = text.char_indices().nth(n).map_or(text.len(), |(i, _)| i);
+    text.get(..end).unwrap_or(text)
 }
 
 #[cfg(test)]
@@ -95,6 +132,37 @@ mod tests {
         for s in [408, 429, 500, 502, 503, 504, 599] {
             assert_eq!(classify_http(s, None), Disposition::Retry, "{s}");
         }
+    }
+
+    #[test]
+    fn schedule_failures_are_never_retried_but_named() {
+        let c = classify_schedule_failure;
+        assert_eq!(c(None, None), ErrorCode::NetworkError);
+        assert_eq!(c(Some(429), None), ErrorCode::RateLimited);
+        for s in [408, 500, 503] {
+            assert_eq!(c(Some(s), None), ErrorCode::ServerError, "{s}");
+        }
+        assert_eq!(c(Some(403), None), ErrorCode::Unauthorized);
+        assert_eq!(c(Some(404), None), ErrorCode::NotFound);
+        assert_eq!(c(Some(400), None), ErrorCode::BadResponse);
+        assert_eq!(c(Some(200), None), ErrorCode::BadResponse);
+        let aif = Some("All inputs failed");
+        assert_eq!(c(Some(500), aif), ErrorCode::AllInputsFailed);
+    }
+
+    #[test]
+    fn messages_are_cut_at_a_character_count() {
+        assert_eq!(first_chars("héllo", 2), "hé");
+        assert_eq!(first_chars("héllo", 5), "héllo");
+        assert_eq!(first_chars("hé", 80), "hé");
+        let long = "é".repeat(400);
+        assert_eq!(http_error_text(500, Some(&long)).chars().count(), 310);
+    }
+
+    #[test]
+    fn the_no_response_text_names_cors_and_the_proxy_but_no_url() {
+        assert!(NO_RESPONSE_TEXT.contains("CORS") && NO_RESPONSE_TEXT.contains("baseUrl"));
+        assert!(!NO_RESPONSE_TEXT.contains("://") && !NO_RESPONSE_TEXT.contains('@'));
     }
 
     #[test]

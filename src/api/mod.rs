@@ -7,13 +7,20 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+mod error_code;
 mod errors;
-mod retry_after;
+mod retry_hint;
 mod status;
+mod webhook;
 
-pub use errors::{classify_http, http_error_text, Disposition};
-pub use retry_after::parse_retry_after;
+pub use error_code::ErrorCode;
+pub use errors::{
+    classify_http, classify_schedule_failure, first_chars, http_error_text, Disposition,
+    NO_RESPONSE_TEXT,
+};
+pub use retry_hint::{retry_hint, RetryHint};
 pub use status::{classify_status, is_all_inputs_failed, RunClass};
+pub use webhook::{classify_webhook, Webhook, WebhookKind};
 
 /// What the glue read from a `GET /jobs/{uid}` body.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -37,7 +44,9 @@ pub struct Page {
     pub len: usize,
     /// `paging.have_next_page`.
     pub has_next_page: bool,
-    /// `paging.next` exactly as given (absolute or origin-relative URL), if a string.
+    /// `paging.next` as given: an absolute URL (same origin only), a path (`/v3/…`), a query
+    /// string (`?page=2`) or a page number (`"2"`; the glue turns a JSON number into its
+    /// decimal string).
     pub next: Option<String>,
     /// One key per row (`String(row[rowKey])`) when the user set `rowKey`; used to drop
     /// rows a server repeats at the start of the next page.
@@ -55,12 +64,13 @@ pub enum Outcome {
     Http {
         /// HTTP status code.
         status: u16,
-        /// The raw `Retry-After` header, if any.
-        retry_after: Option<String>,
+        /// The server's hint from `Retry-After` / `X-RateLimit-Reset` (see [`retry_hint`]).
+        retry: Option<RetryHint>,
         /// Error text from the body, if any.
         message: Option<String>,
     },
-    /// The connection failed or was dropped (fetch rejected).
+    /// No response at all: the connection failed or was dropped (fetch rejected; in a browser
+    /// often a CORS refusal).
     Network,
     /// The request exceeded its timeout and was aborted by the glue.
     Timeout,

@@ -3,9 +3,12 @@
 /// What a run status means for the poller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunClass {
-    /// `pending`, `running`, `paused`, or a value we do not know yet: keep polling.
+    /// `pending`, `running`, or a value we do not know yet: keep polling.
     Active,
-    /// `finished` or `warning`: the run is over and its results are final.
+    /// `paused` (missing credits, an integration error): not over, may last; keep polling
+    /// and say how long it has been paused.
+    Paused,
+    /// `finished`, `completed` or `warning`: the run is over and its results are final.
     Succeeded,
     /// `shutdown` or `stopped`: the run ended without finishing.
     Failed,
@@ -17,12 +20,15 @@ pub enum RunClass {
 /// ```
 /// use captaindata_poller::api::{classify_status, RunClass};
 /// assert_eq!(classify_status("Finished"), RunClass::Succeeded);
+/// assert_eq!(classify_status("completed"), RunClass::Succeeded);
 /// assert_eq!(classify_status("archived"), RunClass::Active);
 /// ```
 pub fn classify_status(status: &str) -> RunClass {
     let is = |word: &str| status.eq_ignore_ascii_case(word);
-    if is("finished") || is("warning") {
+    if is("finished") || is("completed") || is("warning") {
         RunClass::Succeeded
+    } else if is("paused") {
+        RunClass::Paused
     } else if is("shutdown") || is("stopped") {
         RunClass::Failed
     } else {
@@ -45,10 +51,11 @@ mod tests {
 
     #[test]
     fn statuses_are_classified_case_insensitively() {
-        for s in ["pending", "RUNNING", "paused", "", "archived"] {
+        for s in ["pending", "RUNNING", "", "archived"] {
             assert_eq!(classify_status(s), RunClass::Active, "{s}");
         }
-        for s in ["finished", "Warning"] {
+        assert_eq!(classify_status("Paused"), RunClass::Paused);
+        for s in ["finished", "Warning", "completed", "COMPLETED"] {
             assert_eq!(classify_status(s), RunClass::Succeeded, "{s}");
         }
         for s in ["shutdown", "STOPPED"] {

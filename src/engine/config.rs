@@ -2,9 +2,10 @@
 
 use alloc::string::String;
 
+use alloc::format;
+
 use super::ConfigError;
-use crate::scan;
-use crate::text::{concat, first_chars, parse_u64};
+use crate::api::first_chars;
 
 /// Checks that `value` is one safe URL path segment (a run or workflow uid):
 /// non-empty, only `[A-Za-z0-9._~-]`, and not `.` or `..`, so it can never change the path.
@@ -27,7 +28,7 @@ pub fn validate_path_segment(option: &'static str, value: &str) -> Result<(), Co
 }
 
 /// Checks a base URL and returns it without trailing `/`: `https://host[:port][/path]`,
-/// or `http://` for localhost, 127.0.0.1 and [::1] only; no credentials, query or fragment.
+/// or `http://` for localhost, 127.0.0.1 and `[::1]` only; no credentials, query or fragment.
 ///
 /// ```
 /// use captaindata_poller::engine::validate_base_url;
@@ -36,17 +37,17 @@ pub fn validate_path_segment(option: &'static str, value: &str) -> Result<(), Co
 /// ```
 pub fn validate_base_url(value: &str) -> Result<String, ConfigError> {
     const OPTION: &str = "baseUrl";
-    let Some((scheme, rest)) = scan::split_once(value, "://") else {
+    let Some((scheme, rest)) = value.split_once("://") else {
         return Err(error(OPTION, got("an http(s) URL", value)));
     };
     let scheme = scheme.to_ascii_lowercase();
-    let cut = scan::find(rest, "/").unwrap_or(rest.len());
+    let cut = rest.find('/').unwrap_or(rest.len());
     let (authority, path) = (
         rest.get(..cut).unwrap_or(rest),
         rest.get(cut..).unwrap_or(""),
     );
     // Echoing the value could leak credentials or a token in a query: say what, not what value.
-    if scan::find(authority, "@").is_some() {
+    if authority.contains('@') {
         return Err(error(
             OPTION,
             "a URL without credentials (user:pass@)".into(),
@@ -77,20 +78,20 @@ pub fn validate_base_url(value: &str) -> Result<String, ConfigError> {
     while let Some(shorter) = path.strip_suffix('/') {
         path = shorter;
     }
-    Ok(concat(&[&scheme, "://", authority, path]))
+    Ok(format!("{scheme}://{authority}{path}"))
 }
 
 /// `host[:port]` or `[v6][:port]` → (host, port text).
 pub(super) fn split_host(authority: &str) -> Option<(&str, &str)> {
     if authority.starts_with('[') {
-        let end = scan::find(authority, "]")? + 1;
+        let end = authority.find(']')? + 1;
         let (host, rest) = (authority.get(..end)?, authority.get(end..)?);
         return match rest {
             "" => Some((host, "")),
             _ => Some((host, rest.strip_prefix(':')?)),
         };
     }
-    Some(scan::split_once(authority, ":").unwrap_or((authority, "")))
+    Some(authority.split_once(':').unwrap_or((authority, "")))
 }
 
 fn valid_host(host: &str) -> bool {
@@ -103,20 +104,20 @@ fn valid_host(host: &str) -> bool {
 }
 
 fn valid_port(port: &str) -> bool {
-    let number = parse_u64(port).and_then(|p| u16::try_from(p).ok());
+    let number = port.parse::<u16>().ok();
     port.is_empty() || port.len() <= 5 && number.is_some_and(|p| p > 0)
 }
 
 fn error(option: &'static str, what: String) -> ConfigError {
     ConfigError {
         option,
-        message: concat(&["Expected `", option, "` to be ", &what]),
+        message: format!("Expected `{option}` to be {what}"),
     }
 }
 
 /// `what (got "value")`, the value cut short so a pasted blob does not flood the message.
 fn got(what: &str, value: &str) -> String {
-    concat(&[what, " (got \"", first_chars(value, 80), "\")"])
+    format!("{what} (got \"{}\")", first_chars(value, 80))
 }
 
 #[cfg(test)]

@@ -8,9 +8,9 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use alloc::format;
+
 use super::ConfigError;
-use crate::scan;
-use crate::text::{concat, parse_u64, push_decimal, utf8};
 
 const PREFIX: &str = "cdp1.";
 
@@ -31,8 +31,7 @@ impl CursorState {
     pub fn encode(&self) -> String {
         let mut text = self.job_uid.clone();
         for n in [self.offset, self.skip as u64, self.polls.into()] {
-            text.push('|');
-            push_decimal(&mut text, n);
+            text.push_str(&format!("|{n}"));
         }
         text.push('|');
         if let Some((succeeded, status)) = &self.terminal {
@@ -41,7 +40,7 @@ impl CursorState {
         }
         text.push('|');
         text.push_str(&self.page.as_deref().map(percent_encode).unwrap_or_default());
-        concat(&[PREFIX, &base64url_encode(text.as_bytes())])
+        format!("{PREFIX}{}", base64url_encode(text.as_bytes()))
     }
 
     /// Parses a cursor and checks it belongs to `job_uid`.
@@ -51,7 +50,7 @@ impl CursorState {
             message: "Expected `cursor` to be a string from poller.cursor".into(),
         })?;
         if state.job_uid != job_uid {
-            let message = concat(&["cursor belongs to run ", &state.job_uid, ", not ", job_uid]);
+            let message = format!("cursor belongs to run {}, not {job_uid}", state.job_uid);
             return Err(ConfigError {
                 option: "cursor",
                 message,
@@ -63,18 +62,18 @@ impl CursorState {
 
 fn parse(cursor: &str) -> Option<CursorState> {
     let bytes = base64url_decode(cursor.strip_prefix(PREFIX)?)?;
-    let text = utf8(&bytes)?;
-    let mut fields = scan::split(&text, "|");
+    let text = String::from_utf8(bytes).ok()?;
+    let mut fields = text.split('|');
     let mut next = || fields.next();
     let job_uid: String = next()?.into();
     super::validate_path_segment("cursor", &job_uid).ok()?;
-    let offset = parse_u64(next()?)?;
-    let skip = usize::try_from(parse_u64(next()?)?).ok()?;
-    let polls = u32::try_from(parse_u64(next()?)?).ok()?;
+    let offset = next()?.parse::<u64>().ok()?;
+    let skip = usize::try_from(next()?.parse::<u64>().ok()?).ok()?;
+    let polls = u32::try_from(next()?.parse::<u64>().ok()?).ok()?;
     let terminal = match next()? {
         "" => None,
         t => {
-            let (kind, status) = scan::split_once(t, ":")?;
+            let (kind, status) = t.split_once(':')?;
             Some((kind == "s", percent_decode(status)?))
         }
     };
@@ -122,7 +121,7 @@ fn percent_decode(text: &str) -> Option<String> {
             out.push(b);
         }
     }
-    utf8(&out)
+    String::from_utf8(out).ok()
 }
 
 const HEX: &[u8; 16] = b"0123456789ABCDEF";

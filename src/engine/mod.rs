@@ -10,8 +10,10 @@
 //!     match poller.next_action(now) {
 //!         Action::Fetch(req)   => { let outcome = perform(req); poller.handle(Event::Response { id: req.id, outcome }, now) }
 //!         Action::Sleep { ms, .. } => { sleep(ms); poller.handle(Event::TimerFired, now) }
+//!             // or, when a webhook comes during the sleep: cancel it, then
+//!             // poller.handle(Event::Webhook(classify_webhook(message, error, event)), now)
 //!         Action::Emit(batch)  => { call onBatch(rows[batch.start..batch.end]); await it; poller.handle(Event::BatchDone, now) }
-//!         Action::Status(run)  => call onStatus(run),
+//!         Action::Status { run, paused_for_ms } => call onStatus(run),
 //!         Action::Yield        => return the step (cron mode only),
 //!         Action::Complete(s)  => { onComplete(s); break }
 //!         Action::Fail(e)      => { onError(e); break }
@@ -22,14 +24,16 @@
 
 use alloc::string::String;
 
-use crate::api::{Outcome, RunInfo};
+use crate::api::{Outcome, RunInfo, Webhook};
 
 mod backoff;
 mod config;
 mod cursor;
 mod origin;
+mod paging;
 mod poller;
 
+pub use crate::api::ErrorCode;
 pub use config::{validate_base_url, validate_path_segment};
 
 /// Identifies one request so that a late answer to an abandoned request is ignored.
@@ -65,7 +69,7 @@ impl Default for RetryPolicy {
 /// # Default
 /// `interval_ms: 10_000`, `status_every: 5`, `max_duration_ms: Some(21_600_000)` (6 h),
 /// `max_requests: None`, `timeout_ms: 30_000`, `retry: RetryPolicy::default()`,
-/// `seed: 0`, `step_mode: false`.
+/// `seed: 0`, `step_mode: false`, `dedupe: false`, `page_size: 1_000`, `webhook_reads: 10`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     base_url: String,
@@ -90,6 +94,17 @@ pub struct Config {
     pub step_mode: bool,
     /// When set, rows carry keys (see [`crate::api::Page::keys`]) used to drop repeated rows.
     pub dedupe: bool,
+    /// Rows in a full results page. Once the API's status says the run is over, the results
+    /// are read until a page is not full: a tail page holding exactly this many rows is read
+    /// again (up to `retry.retries` times, `retry.min_delay_ms` apart) in case the count
+    /// lagged. Learned from the API when it pages: the largest page that had a next page
+    /// wins over this value; a longer page than this value raises it.
+    pub page_size: usize,
+    /// After a Succeeded or Failed webhook (see [`Event::Webhook`]): how many times the status
+    /// is read again, `retry.min_delay_ms` apart and each time with a drain of the results,
+    /// while the API still says the run is going, before the normal `interval_ms` cadence
+    /// resumes.
+    pub webhook_reads: u32,
 }
 
 /// An option failed validation; `option` is the JS option name (`jobUid`, `baseUrl`, …).
@@ -99,46 +114,6 @@ pub struct ConfigError {
     pub option: &'static str,
     /// What is wrong, for a `TypeError` message.
     pub message: String,
-}
-
-/// Stable error kinds; [`ErrorCode::as_str`] is the JS `error.code`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorCode {
-    /// "All Inputs Failed": no retry can help.
-    AllInputsFailed,
-    /// The run ended as `shutdown` or `stopped`.
-    JobFailed,
-    /// 401 or 403.
-    Unauthorized,
-    /// 404: no such job.
-    NotFound,
-    /// `max_duration_ms` passed.
-    Timeout,
-    /// `max_requests` reached.
-    BudgetExhausted,
-    /// A transient failure persisted past `retry.retries`.
-    RetriesExhausted,
-    /// The server answered something unusable (bad shape, 400/405, foreign `paging.next`).
-    BadResponse,
-    /// Stopped by the user (`stop()` or the `AbortSignal`).
-    Aborted,
-}
-
-impl ErrorCode {
-    /// The stable JS code, e.g. `"ALL_INPUTS_FAILED"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::AllInputsFailed => "ALL_INPUTS_FAILED",
-            ErrorCode::JobFailed => "JOB_FAILED",
-            ErrorCode::Unauthorized => "UNAUTHORIZED",
-            ErrorCode::NotFound => "NOT_FOUND",
-            ErrorCode::Timeout => "TIMEOUT",
-            ErrorCode::BudgetExhausted => "BUDGET_EXHAUSTED",
-            ErrorCode::RetriesExhausted => "RETRIES_EXHAUSTED",
-            ErrorCode::BadResponse => "BAD_RESPONSE",
-            ErrorCode::Aborted => "ABORTED",
-        }
-    }
 }
 
 /// A terminal error. Never contains a secret.
@@ -226,8 +201,15 @@ pub enum Action {
     },
     /// Deliver these rows, then report [`Event::BatchDone`] (after an async callback settles).
     Emit(Batch),
-    /// The run's status or counts changed: tell `onStatus`.
-    Status(RunInfo),
+    /// The run's status or counts changed, or a status read found the run still paused:
+    /// tell `onStatus`.
+    Status {
+        /// The run as last read.
+        run: RunInfo,
+        /// While the run is `paused`: how long it has been, by the engine's clock, since this
+        /// poller first saw it paused. `None` when it is not paused.
+        paused_for_ms: Option<u64>,
+    },
     /// Cron mode only: this round is over; persist [`Poller::cursor`] and continue later.
     Yield,
     /// Terminal success (returned once; later calls return [`Action::Idle`]).
@@ -252,12 +234,22 @@ pub enum Event {
     TimerFired,
     /// The last [`Action::Emit`] was delivered (its callback returned or its promise settled).
     BatchDone,
-    /// A webhook for this run arrived: stop polling, one final results read, then complete
-    /// (or fail with JOB_FAILED when `failed`).
-    Webhook {
-        /// The webhook said "Job failed.".
-        failed: bool,
-    },
+    /// A webhook for this run arrived (build it with [`crate::api::classify_webhook`]). A hint
+    /// to read now, never the proof of the end: only the API's own status ends the run.
+    ///
+    /// The glue cancels a pending sleep before handing a webhook in; the engine then either
+    /// acts on the hint or asks again for what was left of the sleep (a backoff is never cut
+    /// short: the server asked for it).
+    ///
+    /// - Succeeded / Failed: the status is read at once, then the results drained. While the
+    ///   API still says the run is going, this repeats `retry.min_delay_ms` apart, up to
+    ///   [`Config::webhook_reads`] times, then the normal `interval_ms` cadence resumes. In
+    ///   step mode the round reads the results and the status, then yields as usual. A run
+    ///   that the API says is `shutdown`/`stopped` ends with JOB_FAILED, the webhook's `error`
+    ///   in the message when the run gives none; one the API says is finished completes.
+    /// - Created / Other: nothing changes (no early read).
+    /// - A webhook of the kind already acted on, or after the end, changes nothing.
+    Webhook(Webhook),
     /// The user stopped the poller; the next action is `Fail(ABORTED)` and nothing is sent after it.
     Stop,
 }
@@ -270,7 +262,7 @@ pub struct Poller {
 }
 
 impl Config {
-    /// Validates `base_url` (https, or http for localhost/127.0.0.1/[::1]; no userinfo,
+    /// Validates `base_url` (https, or http for localhost/127.0.0.1/`[::1]`; no userinfo,
     /// query or fragment; a trailing `/` is dropped) and `job_uid` (one path segment).
     pub fn new(base_url: &str, job_uid: &str) -> Result<Config, ConfigError> {
         validate_path_segment("jobUid", job_uid)?;
@@ -286,6 +278,8 @@ impl Config {
             seed: 0,
             step_mode: false,
             dedupe: false,
+            page_size: 1_000,
+            webhook_reads: 10,
         })
     }
 

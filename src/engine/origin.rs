@@ -3,19 +3,19 @@
 
 use alloc::string::String;
 
+use alloc::format;
+
 use super::config::split_host;
-use crate::scan;
-use crate::text::concat;
 
 /// The normalised origin of an absolute URL: lowercase scheme and host, default port
 /// (80 for http, 443 for https) dropped. `None` when it is not an absolute http(s) URL
 /// or carries credentials.
 pub(super) fn origin_of(url: &str) -> Option<String> {
-    let (scheme, rest) = scan::split_once(url, "://")?;
+    let (scheme, rest) = url.split_once("://")?;
     let scheme = scheme.to_ascii_lowercase();
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let authority = rest.get(..end)?;
-    if scan::find(authority, "@").is_some() || authority.is_empty() {
+    if authority.contains('@') || authority.is_empty() {
         return None;
     }
     let (host, port) = split_host(authority)?;
@@ -24,7 +24,7 @@ pub(super) fn origin_of(url: &str) -> Option<String> {
         "http" => "80",
         _ => return None,
     };
-    let mut origin = concat(&[&scheme, "://", &host.to_ascii_lowercase()]);
+    let mut origin = format!("{scheme}://{}", host.to_ascii_lowercase());
     if !port.is_empty() && port != default {
         origin.push(':');
         origin.push_str(port);
@@ -34,7 +34,7 @@ pub(super) fn origin_of(url: &str) -> Option<String> {
 
 /// `scheme://authority` of a validated base URL, as written (used to build request URLs).
 pub(super) fn origin_prefix(base: &str) -> &str {
-    let after = scan::find(base, "://").map_or(0, |i| i + 3);
+    let after = base.find("://").map_or(0, |i| i + 3);
     let rest = base.get(after..).unwrap_or_default();
     let end = rest.find(['/', '?', '#']).map_or(base.len(), |i| after + i);
     base.get(..end).unwrap_or(base)
@@ -45,22 +45,21 @@ pub(super) fn origin_prefix(base: &str) -> &str {
 /// query-only `?…` (relative to `current`, the path of the page that gave it).
 /// Anything else is refused: credentials must never go to another origin.
 pub(super) fn resolve_next(base: &str, current: &str, next: &str) -> Result<String, &'static str> {
-    let next = scan::before(next, "#");
+    let next = before(next, "#");
     let location = if next.starts_with("//") {
-        return resolve_next(base, current, &concat(&[scheme_of(base), ":", next]));
+        return resolve_next(base, current, &format!("{}:{next}", scheme_of(base)));
     } else if next.starts_with('/') {
         next.into()
     } else if next.starts_with('?') {
-        let path = scan::before(current, "?");
-        concat(&[path, next])
-    } else if scan::find(next, "://").is_some() {
+        format!("{}{next}", before(current, "?"))
+    } else if next.contains("://") {
         if origin_of(next).is_none() || origin_of(next) != origin_of(base) {
             return Err("paging.next points to another origin than baseUrl");
         }
         let rest = next.get(origin_prefix(next).len()..).unwrap_or_default();
         match rest.starts_with('/') {
             true => rest.into(),
-            false => concat(&["/", rest]),
+            false => format!("/{rest}"),
         }
     } else {
         return Err("paging.next is neither an absolute nor an origin-relative URL");
@@ -72,7 +71,12 @@ pub(super) fn resolve_next(base: &str, current: &str, next: &str) -> Result<Stri
 }
 
 fn scheme_of(base: &str) -> &str {
-    scan::before(base, "://")
+    before(base, "://")
+}
+
+/// `text` up to the first `needle` (all of it when absent).
+fn before<'a>(text: &'a str, needle: &str) -> &'a str {
+    text.split_once(needle).map_or(text, |(head, _)| head)
 }
 
 #[cfg(test)]

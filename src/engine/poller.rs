@@ -1,22 +1,26 @@
 //! The poll state machine behind [`Poller`]: position, cadence, retries, budgets, endings.
 
+use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use alloc::collections::VecDeque;
 
+mod ending;
+mod hints;
+mod next_page;
+
 use super::backoff::Backoff;
 use super::cursor::CursorState;
-use super::origin::{origin_prefix, resolve_next};
+use super::origin::origin_prefix;
 use super::{
     Action, Batch, Config, ConfigError, ErrorCode, Event, FetchRequest, PollError, Poller,
-    RequestId, RequestKind, SleepReason, Summary,
+    RequestId, RequestKind, SleepReason,
 };
 use crate::api::{
-    classify_http, classify_status, http_error_text, is_all_inputs_failed, parse_retry_after,
-    Disposition, Outcome, Page, RunClass, RunInfo,
+    classify_http, classify_status, http_error_text, is_all_inputs_failed, Disposition, Outcome,
+    Page, RetryHint, RunClass, RunInfo, WebhookKind, NO_RESPONSE_TEXT,
 };
-use crate::text::{concat, decimal};
 
 /// `setTimeout` takes at most 2^31−1 ms; more wraps to an immediate (busy) timer.
 const MAX_TIMER_MS: u64 = 2_147_483_647;
@@ -46,16 +50,14 @@ enum Next {
     Fail(PollError),
 }
 
-/// Why polling is winding down: the final results read decides the rest.
+/// Why polling is winding down: the API's own status said the run is over (never a
+/// webhook alone), and the final drain of the results decides the rest.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Ending {
     Succeeded(String),
     Failed {
         status: String,
         message: Option<String>,
-    },
-    Webhook {
-        failed: bool,
     },
 }
 
@@ -81,9 +83,28 @@ pub(super) struct State {
     status_seen: bool,
     last_run: Option<RunInfo>,
     ending: Option<Ending>,
-    /// A webhook came while a results read was in flight: that read may predate the end.
-    reread: bool,
+    /// Re-reads of the tail left before completing (a lagging count or a full tail page).
     rechecks_left: u32,
+    /// When this poller first saw the run `paused` (cleared when it is not).
+    paused_since: Option<u64>,
+    /// Fast status reads left after a Succeeded/Failed webhook (see `Config::webhook_reads`).
+    hint_reads: u32,
+    /// The webhook kind last acted on: a duplicate changes nothing.
+    hinted: Option<WebhookKind>,
+    /// A failed webhook's `error`, for the JOB_FAILED message when the run gives none.
+    hint_error: Option<String>,
+    /// When the timer of the current `Sleep` is due, and why it was armed (to re-arm what is
+    /// left of it after the glue cancelled it for a webhook).
+    sleep_until: u64,
+    sleep_reason: SleepReason,
+    /// The number of the first page, learned from its `paging.next` ("1" → 0, "2" → 1).
+    page_base: Option<u64>,
+    /// Largest length of a page that had a next page: the API's page size.
+    paged_len: usize,
+    /// Largest length of any page read.
+    largest_len: usize,
+    /// Length of the last page read: a full tail is read again at the end.
+    last_len: usize,
     next: Next,
     wait: Wait,
     outbox: VecDeque<Action>,
@@ -123,8 +144,17 @@ impl State {
             status_seen: false,
             last_run: None,
             ending,
-            reread: false,
             rechecks_left: 0,
+            paused_since: None,
+            hint_reads: 0,
+            hinted: None,
+            hint_error: None,
+            sleep_until: now_ms,
+            sleep_reason: SleepReason::Interval,
+            page_base: None,
+            paged_len: 0,
+            largest_len: 0,
+            last_len: 0,
             next: Next::Fetch(RequestKind::Results),
             wait: Wait::Nothing,
             outbox: VecDeque::new(),
@@ -171,7 +201,7 @@ impl Poller {
             }
             Event::TimerFired if s.wait == Wait::Timer => s.wait = Wait::Nothing,
             Event::BatchDone if s.wait == Wait::Batch => s.wait = Wait::Nothing,
-            Event::Webhook { failed } => self.on_webhook(failed),
+            Event::Webhook(hook) => self.on_webhook(hook, now_ms),
             Event::TimerFired | Event::BatchDone => {}
         }
     }
@@ -216,8 +246,6 @@ impl Poller {
         let terminal = s.ending.as_ref().map(|ending| match ending {
             Ending::Succeeded(status) => (true, status.clone()),
             Ending::Failed { status, .. } => (false, status.clone()),
-            Ending::Webhook { failed: false } => (true, "finished".into()),
-            Ending::Webhook { failed: true } => (false, "failed".into()),
         });
         CursorState {
             job_uid: self.config.job_uid().into(),
@@ -253,8 +281,8 @@ impl Poller {
         if !self.state.deadline_ms.is_some_and(|d| now_ms >= d) {
             return None;
         }
-        let max = decimal(self.config.max_duration_ms.unwrap_or_default());
-        let message = concat(&["gave up after maxDurationMs (", &max, " ms)"]);
+        let max = self.config.max_duration_ms.unwrap_or_default();
+        let message = format!("gave up after maxDurationMs ({max} ms)");
         Some(self.budget_spent(ErrorCode::Timeout, message))
     }
 
@@ -264,7 +292,7 @@ impl Poller {
             .config
             .max_requests
             .filter(|&max| self.state.requests >= max)?;
-        let message = concat(&["sent maxRequests (", &decimal(max.into()), ") requests"]);
+        let message = format!("sent maxRequests ({max}) requests");
         Some(self.budget_spent(ErrorCode::BudgetExhausted, message))
     }
 
@@ -295,43 +323,12 @@ impl Poller {
         }
         s.next = Next::Fetch(then);
         s.wait = Wait::Timer;
+        s.sleep_until = now_ms + ms;
+        s.sleep_reason = reason;
         Action::Sleep {
             ms: u32::try_from(ms).unwrap_or(u32::MAX),
             reason,
         }
-    }
-
-    fn finish(&mut self, now_ms: u64) -> Action {
-        let s = &self.state;
-        let Some(ending) = s.ending.clone() else {
-            return Action::Idle;
-        };
-        let status = match ending {
-            Ending::Succeeded(status) => status,
-            Ending::Webhook { failed: false } => "finished".into(),
-            Ending::Failed { status, message } => {
-                let mut text = concat(&["the run ended with status \"", &status, "\""]);
-                if let Some(m) = message {
-                    text.push_str(": ");
-                    text.push_str(&m);
-                }
-                let error = self.error(ErrorCode::JobFailed, text, None);
-                return self.terminate(Action::Fail(error));
-            }
-            Ending::Webhook { failed: true } => {
-                let text = "the webhook reported that the run failed".into();
-                let error = self.error(ErrorCode::JobFailed, text, None);
-                return self.terminate(Action::Fail(error));
-            }
-        };
-        let summary = Summary {
-            status,
-            total_results: s.offset,
-            requests: s.requests,
-            retries: s.retries,
-            duration_ms: now_ms.saturating_sub(s.started_ms),
-        };
-        self.terminate(Action::Complete(summary))
     }
 
     fn terminate(&mut self, action: Action) -> Action {
@@ -345,9 +342,9 @@ impl Poller {
         let uid = self.config.job_uid();
         let s = &self.state;
         match (kind, s.pending_next.as_ref().or(s.page.as_ref())) {
-            (RequestKind::Run, _) => concat(&[base, "/jobs/", uid]),
-            (RequestKind::Results, None) => concat(&[base, "/jobs/", uid, "/results"]),
-            (RequestKind::Results, Some(page)) => concat(&[origin_prefix(base), page]),
+            (RequestKind::Run, _) => format!("{base}/jobs/{uid}"),
+            (RequestKind::Results, None) => format!("{base}/jobs/{uid}/results"),
+            (RequestKind::Results, Some(page)) => format!("{}{page}", origin_prefix(base)),
         }
     }
 
@@ -359,25 +356,25 @@ impl Poller {
             }
             (RequestKind::Run, Outcome::Run(run)) => {
                 self.state.backoff.reset();
-                self.on_run(run);
+                self.on_run(run, now_ms);
             }
             (
                 _,
                 Outcome::Http {
                     status,
-                    retry_after,
+                    retry,
                     message,
                 },
-            ) => self.on_http(kind, status, retry_after, message, now_ms),
+            ) => self.on_http(kind, status, retry, message, now_ms),
             (_, Outcome::Network) => {
-                self.on_transient(kind, "network error".into(), None, false, None, now_ms)
+                self.on_transient(kind, NO_RESPONSE_TEXT.into(), None, false, None, now_ms)
             }
             (_, Outcome::Timeout) => {
                 self.on_transient(kind, "request timeout".into(), None, false, None, now_ms)
             }
             (_, Outcome::BadBody(why)) => self.on_transient(
                 kind,
-                concat(&["malformed response (", &why, ")"]),
+                format!("malformed response ({why})"),
                 None,
                 true,
                 None,
@@ -394,15 +391,26 @@ impl Poller {
         &mut self,
         kind: RequestKind,
         status: u16,
-        retry_after: Option<String>,
+        retry: Option<RetryHint>,
         message: Option<String>,
         now_ms: u64,
     ) {
         let label = http_error_text(status, None);
         match classify_http(status, message.as_deref()) {
             Disposition::Retry => {
-                let hint = retry_after.and_then(|v| parse_retry_after(&v, now_ms));
+                let hint = retry.map(|hint| match hint {
+                    RetryHint::DelayMs(ms) => ms,
+                    RetryHint::AtMs(at) => at.saturating_sub(now_ms),
+                });
                 self.on_transient(kind, label, hint, false, Some(status), now_ms);
+            }
+            // The results of a run that exists may 404 before it has any: the run decides.
+            Disposition::Fail(ErrorCode::NotFound) if kind == RequestKind::Results => {
+                match self.state.ending.is_some() {
+                    false => self.on_results_missing(),
+                    true if self.no_results_ever() => self.after_poll(),
+                    true => self.on_transient(kind, label, None, false, Some(status), now_ms),
+                }
             }
             Disposition::Success => {
                 self.on_transient(kind, label, None, true, Some(status), now_ms)
@@ -435,8 +443,8 @@ impl Poller {
                 true => ErrorCode::BadResponse,
                 false => ErrorCode::RetriesExhausted,
             };
-            let retries = decimal(self.config.retry.retries.into());
-            let message = concat(&[&label, " after ", &retries, " retries"]);
+            let retries = self.config.retry.retries;
+            let message = format!("{label} after {retries} retries");
             return self.fail(code, message, http_status);
         };
         let ms = hint.map_or(delay, |h| s.backoff.clamp(h));
@@ -455,6 +463,8 @@ impl Poller {
             s.page = Some(next);
             s.skip = 0;
         }
+        s.last_len = page.len;
+        s.largest_len = s.largest_len.max(page.len);
         let keys = page.keys.filter(|_| self.config.dedupe).unwrap_or_default();
         let repeated = keys
             .iter()
@@ -478,35 +488,45 @@ impl Poller {
             s.prev_keys = Vec::new();
         }
         s.cur_keys = keys;
-        match page.next.filter(|_| page.has_next_page) {
-            Some(next) => self.follow(&next),
-            None => self.after_poll(),
-        }
-    }
-
-    fn follow(&mut self, next: &str) {
-        let base = self.config.base_url();
-        let path = base.get(origin_prefix(base).len()..).unwrap_or_default();
-        let first = concat(&[path, "/jobs/", self.config.job_uid(), "/results"]);
-        let current = self.state.page.clone().unwrap_or(first);
-        match resolve_next(base, &current, next) {
-            // A page that names itself as next is the tail, not a loop to spin in.
-            Ok(location) if location == current => self.after_poll(),
-            Ok(location) => {
-                self.state.pending_next = Some(location);
-                self.state.next = Next::Fetch(RequestKind::Results);
+        match (page.has_next_page, page.next) {
+            (false, _) => self.after_poll(),
+            (true, Some(next)) => self.follow(&next, page.len),
+            // Completing here would be a success with rows missing.
+            (true, None) => {
+                let why = "paging.have_next_page is true but paging.next is missing";
+                self.fail(ErrorCode::BadResponse, why.into(), None)
             }
-            Err(why) => self.fail(ErrorCode::BadResponse, why.into(), None),
         }
     }
 
-    /// The tail was reached: finish, re-read the status, or wait for the next poll.
+    /// The run is over, nothing was ever delivered, the API counts no rows, and `/results`
+    /// still says 404 after every retry: the run had no results (a 404 alone, or a count
+    /// alone, is not enough: counts lag).
+    fn no_results_ever(&self) -> bool {
+        let s = &self.state;
+        let counted_none = s.last_run.as_ref().is_some_and(|r| r.row_count == Some(0));
+        let retries_left = s.backoff.clone().next().is_some();
+        s.offset == 0 && s.page.is_none() && counted_none && !retries_left
+    }
+
+    /// A 404 on `/results`: no results yet, or no run at all. Reading the run tells which
+    /// (a 404 there is NOT_FOUND).
+    fn on_results_missing(&mut self) {
+        let min = u64::from(self.config.retry.min_delay_ms);
+        self.state.next = match self.hint_active() {
+            // Paced: the fast webhook cadence must not turn into a hot loop.
+            true => Next::Sleep {
+                ms: min,
+                reason: SleepReason::Interval,
+                then: RequestKind::Run,
+            },
+            false => Next::Fetch(RequestKind::Run),
+        };
+    }
+
+    /// The tail was reached: finish, re-read the tail, read the status, or wait.
     fn after_poll(&mut self) {
         if self.state.ending.is_some() {
-            if core::mem::take(&mut self.state.reread) {
-                self.state.next = Next::Fetch(RequestKind::Results);
-                return;
-            }
             self.state.next = match self.recheck_due() {
                 true => {
                     self.state.rechecks_left -= 1;
@@ -522,6 +542,7 @@ impl Poller {
             return;
         }
         let interval = self.interval();
+        let hinted = self.hint_active();
         let s = &mut self.state;
         s.polls = s.polls.saturating_add(1);
         let every = self.config.status_every;
@@ -531,21 +552,18 @@ impl Poller {
         let slowed = s.poll_rows == 0 || s.poll_rows < s.prev_poll_rows;
         let read_status = self.config.step_mode || slowed || due || !s.status_seen;
         s.prev_poll_rows = core::mem::take(&mut s.poll_rows);
-        s.next = match read_status {
-            true => Next::Fetch(RequestKind::Run),
-            false => interval,
+        s.next = match (hinted, read_status) {
+            (true, _) => {
+                s.hint_reads -= 1;
+                Next::Sleep {
+                    ms: u64::from(self.config.retry.min_delay_ms),
+                    reason: SleepReason::Interval,
+                    then: RequestKind::Run,
+                }
+            }
+            (false, true) => Next::Fetch(RequestKind::Run),
+            (false, false) => interval,
         };
-    }
-
-    /// The run finished with more rows than we saw: the last page may lag, read it again.
-    fn recheck_due(&self) -> bool {
-        let s = &self.state;
-        let behind = s
-            .last_run
-            .as_ref()
-            .and_then(|r| r.row_count)
-            .is_some_and(|n| n > s.offset);
-        matches!(s.ending, Some(Ending::Succeeded(_))) && s.rechecks_left > 0 && behind
     }
 
     fn interval(&self) -> Next {
@@ -559,54 +577,54 @@ impl Poller {
         }
     }
 
-    fn on_run(&mut self, run: RunInfo) {
-        let interval = self.interval();
-        let s = &mut self.state;
-        s.status_seen = true;
-        if s.last_run.as_ref() != Some(&run) {
-            s.outbox.push_back(Action::Status(run.clone()));
-            s.last_run = Some(run.clone());
-        }
+    fn on_run(&mut self, run: RunInfo, now_ms: u64) {
+        let class = classify_status(&run.status);
+        self.report(&run, class, now_ms);
         if let Some(message) = run
             .error_message
             .as_ref()
             .filter(|m| is_all_inputs_failed(m))
         {
-            let text = concat(&["the run reports: ", message]);
+            let text = format!("the run reports: {message}");
             return self.fail(ErrorCode::AllInputsFailed, text, None);
         }
+        let interval = self.interval();
+        let hinted = self.hint_active();
+        let s = &mut self.state;
         let status = run.status;
         s.next = Next::Fetch(RequestKind::Results);
-        match classify_status(&status) {
+        match class {
             RunClass::Succeeded => {
                 s.ending = Some(Ending::Succeeded(status));
                 s.rechecks_left = self.config.retry.retries;
             }
             RunClass::Failed => {
-                let message = run.error_message;
+                let message = run.error_message.or_else(|| s.hint_error.clone());
                 s.ending = Some(Ending::Failed { status, message });
+                s.rechecks_left = self.config.retry.retries;
             }
-            RunClass::Active if s.ending.is_some() => {}
-            RunClass::Active => s.next = interval,
+            RunClass::Active | RunClass::Paused if s.ending.is_some() => {}
+            // After a webhook: drain now, then read the status again soon (after_poll).
+            RunClass::Active | RunClass::Paused if hinted => {}
+            RunClass::Active | RunClass::Paused => s.next = interval,
         }
     }
 
-    fn on_webhook(&mut self, failed: bool) {
+    /// Queues `onStatus` when the run changed, and on every read while it is paused.
+    fn report(&mut self, run: &RunInfo, class: RunClass, now_ms: u64) {
         let s = &mut self.state;
-        // The glue cancels a pending timer on a webhook: act as if it fired.
-        let timer_cancelled = s.wait == Wait::Timer;
-        if timer_cancelled {
-            s.wait = Wait::Nothing;
-        }
-        if s.ending.is_some() {
-            return;
-        }
-        s.ending = Some(Ending::Webhook { failed });
-        if timer_cancelled || matches!(s.next, Next::Sleep { .. } | Next::Yield) {
-            // Straight to the final read.
-            s.next = Next::Fetch(RequestKind::Results);
-        } else if matches!(s.wait, Wait::Request(_, RequestKind::Results)) {
-            s.reread = true;
+        s.status_seen = true;
+        let paused_for_ms = match class {
+            RunClass::Paused => Some(now_ms.saturating_sub(*s.paused_since.get_or_insert(now_ms))),
+            _ => {
+                s.paused_since = None;
+                None
+            }
+        };
+        if s.last_run.as_ref() != Some(run) || paused_for_ms.is_some() {
+            let run = run.clone();
+            s.last_run = Some(run.clone());
+            s.outbox.push_back(Action::Status { run, paused_for_ms });
         }
     }
 

@@ -1,0 +1,119 @@
+//! The stable error kinds of the crate: one list, shared by the engine and the glue.
+
+/// Stable error kinds; [`ErrorCode::as_str`] is the JS `error.code`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// "All Inputs Failed": no retry can help.
+    AllInputsFailed,
+    /// The run ended as `shutdown` or `stopped`.
+    JobFailed,
+    /// 401 or 403.
+    Unauthorized,
+    /// 404: no such job.
+    NotFound,
+    /// `max_duration_ms` passed.
+    Timeout,
+    /// `max_requests` reached.
+    BudgetExhausted,
+    /// A transient failure persisted past `retry.retries`.
+    RetriesExhausted,
+    /// The server answered something unusable (bad shape, 400/405, foreign or missing
+    /// `paging.next`).
+    BadResponse,
+    /// Stopped by the user (`stop()` or the `AbortSignal`).
+    Aborted,
+    /// `scheduleWorkflow` only (never retried): 429, the API asked to wait.
+    RateLimited,
+    /// `scheduleWorkflow` only (never retried): 5xx or 408.
+    ServerError,
+    /// `scheduleWorkflow` only (never retried): no response at all (network, CORS).
+    NetworkError,
+}
+
+impl ErrorCode {
+    /// Every code, in a stable order: the single source of truth for lists of codes.
+    pub const ALL: [ErrorCode; 12] = [
+        ErrorCode::AllInputsFailed,
+        ErrorCode::JobFailed,
+        ErrorCode::Unauthorized,
+        ErrorCode::NotFound,
+        ErrorCode::Timeout,
+        ErrorCode::BudgetExhausted,
+        ErrorCode::RetriesExhausted,
+        ErrorCode::BadResponse,
+        ErrorCode::Aborted,
+        ErrorCode::RateLimited,
+        ErrorCode::ServerError,
+        ErrorCode::NetworkError,
+    ];
+
+    /// The stable JS code, e.g. `"ALL_INPUTS_FAILED"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::AllInputsFailed => "ALL_INPUTS_FAILED",
+            ErrorCode::JobFailed => "JOB_FAILED",
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
+            ErrorCode::NotFound => "NOT_FOUND",
+            ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::BudgetExhausted => "BUDGET_EXHAUSTED",
+            ErrorCode::RetriesExhausted => "RETRIES_EXHAUSTED",
+            ErrorCode::BadResponse => "BAD_RESPONSE",
+            ErrorCode::Aborted => "ABORTED",
+            ErrorCode::RateLimited => "RATE_LIMITED",
+            ErrorCode::ServerError => "SERVER_ERROR",
+            ErrorCode::NetworkError => "NETWORK_ERROR",
+        }
+    }
+
+    /// True when polling again with the same options cannot change the answer:
+    /// `ALL_INPUTS_FAILED`, `JOB_FAILED`, `UNAUTHORIZED` and `NOT_FOUND`. Every other code
+    /// (a budget, a timeout, a transient failure, a stop) may end differently next time, so a
+    /// cron round keeps its cursor and tries again.
+    ///
+    /// ```
+    /// use captaindata_poller::api::ErrorCode;
+    /// assert!(ErrorCode::JobFailed.is_final());
+    /// assert!(!ErrorCode::Timeout.is_final());
+    /// ```
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::AllInputsFailed
+                | ErrorCode::JobFailed
+                | ErrorCode::Unauthorized
+                | ErrorCode::NotFound
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_distinct_screaming_snake_case() {
+        let names: alloc::vec::Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        for (i, name) in names.iter().enumerate() {
+            assert!(name.chars().all(|c| c.is_ascii_uppercase() || c == '_'));
+            assert!(!names[..i].contains(name), "{name} twice");
+        }
+    }
+
+    #[test]
+    fn only_answers_polling_cannot_change_are_final() {
+        let finals: alloc::vec::Vec<&str> = ErrorCode::ALL
+            .iter()
+            .filter(|c| c.is_final())
+            .map(|c| c.as_str())
+            .collect();
+        assert_eq!(
+            finals,
+            [
+                "ALL_INPUTS_FAILED",
+                "JOB_FAILED",
+                "UNAUTHORIZED",
+                "NOT_FOUND"
+            ]
+        );
+    }
+}

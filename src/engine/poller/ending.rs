@@ -1,0 +1,58 @@
+//! The end of a run: the drain's re-reads of the tail, then completion or JOB_FAILED.
+
+use alloc::format;
+
+use super::Ending;
+use crate::engine::{Action, ErrorCode, Poller, Summary};
+
+impl Poller {
+    pub(super) fn finish(&mut self, now_ms: u64) -> Action {
+        let s = &self.state;
+        let Some(ending) = s.ending.clone() else {
+            return Action::Idle;
+        };
+        let status = match ending {
+            Ending::Succeeded(status) => status,
+            Ending::Failed { status, message } => {
+                let mut text = format!("the run ended with status \"{status}\"");
+                if let Some(m) = message {
+                    text.push_str(": ");
+                    text.push_str(&m);
+                }
+                let error = self.error(ErrorCode::JobFailed, text, None);
+                return self.terminate(Action::Fail(error));
+            }
+        };
+        let summary = Summary {
+            status,
+            total_results: s.offset,
+            requests: s.requests,
+            retries: s.retries,
+            duration_ms: now_ms.saturating_sub(s.started_ms),
+        };
+        self.terminate(Action::Complete(summary))
+    }
+
+    /// The run is over but the tail may lag: more rows than delivered are counted, or the
+    /// tail page is full (counts lag, so only a page that is not full proves the end).
+    pub(super) fn recheck_due(&self) -> bool {
+        let s = &self.state;
+        let behind = s
+            .last_run
+            .as_ref()
+            .and_then(|r| r.row_count)
+            .is_some_and(|n| n > s.offset);
+        let full = s.last_len > 0 && s.last_len >= self.page_size();
+        s.rechecks_left > 0 && (behind || full)
+    }
+
+    /// Rows in a full page: the API's, once it paged, else the configured (or a longer one
+    /// seen).
+    pub(super) fn page_size(&self) -> usize {
+        let s = &self.state;
+        match s.paged_len {
+            0 => self.config.page_size.max(s.largest_len),
+            n => n,
+        }
+    }
+}
