@@ -1077,9 +1077,23 @@ fn a_full_tail_page_is_read_again_a_bounded_number_of_times() {
         RequestKind::Results => page(0..3, None),
     });
     assert_eq!(log.complete.map(|s| s.total_results), Some(3));
-    // The first read, the status, the drain, then `retry.retries` (3) re-reads.
-    assert_eq!(log.fetches.len(), 6);
+    // The count agrees with the rows: the first read, the status, the drain, one re-read.
+    assert_eq!(log.fetches.len(), 4);
     assert!(log.sleeps.iter().all(|s| *s == (100, SleepReason::Backoff)));
+}
+
+#[test]
+fn a_full_tail_page_behind_its_count_is_read_again_up_to_the_retries() {
+    let mut config = config();
+    config.page_size = 3;
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, _| match req.kind {
+        RequestKind::Run => run("finished", 5),
+        RequestKind::Results => page(0..3, None),
+    });
+    assert_eq!(log.complete.map(|s| s.total_results), Some(3));
+    // The count says 5: the first read, the status, the drain, then `retry.retries` (3) re-reads.
+    assert_eq!(log.fetches.len(), 6);
 }
 
 #[test]

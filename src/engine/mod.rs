@@ -129,6 +129,21 @@ pub struct PollError {
     pub run_status: Option<String>,
 }
 
+/// The message of every ABORTED error: the poller, a step and `scheduleWorkflow` alike.
+pub const ABORTED_TEXT: &str = "stopped by stop() or the AbortSignal";
+
+impl PollError {
+    /// ABORTED, with no HTTP or run status.
+    pub fn aborted() -> PollError {
+        PollError {
+            code: ErrorCode::Aborted,
+            message: ABORTED_TEXT.into(),
+            http_status: None,
+            run_status: None,
+        }
+    }
+}
+
 /// Which endpoint a request reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RequestKind {

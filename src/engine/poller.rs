@@ -15,7 +15,7 @@ use super::cursor::CursorState;
 use super::origin::origin_prefix;
 use super::{
     Action, Batch, Config, ConfigError, ErrorCode, Event, FetchRequest, PollError, Poller,
-    RequestId, RequestKind, SleepReason,
+    RequestId, RequestKind, SleepReason, ABORTED_TEXT,
 };
 use crate::api::{
     classify_http, classify_status, http_error_text, is_all_inputs_failed, Disposition, Outcome,
@@ -212,7 +212,7 @@ impl Poller {
             return Action::Idle;
         }
         if s.stop {
-            let error = self.error(ErrorCode::Aborted, "stopped by the user".into(), None);
+            let error = self.error(ErrorCode::Aborted, ABORTED_TEXT.into(), None);
             return self.terminate(Action::Fail(error));
         }
         if let Some(action) = s.outbox.pop_front() {

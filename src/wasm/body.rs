@@ -3,11 +3,11 @@
 //! Rows stay JS values: only `results.length`, `paging` and (with `rowKey`) one key per row
 //! are read, by key, from the parsed body.
 
-use js_sys::{Array, Reflect};
+use js_sys::{Array, Date, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::fetch::{Answer, RetryHeaders};
-use crate::api::{Outcome, Page, RunInfo};
+use crate::api::{retry_hint, Outcome, Page, RunInfo};
 use crate::engine::RequestKind;
 
 #[wasm_bindgen]
@@ -60,11 +60,23 @@ pub fn read(answer: Answer, kind: RequestKind, row_key: Option<&str>) -> Read {
 }
 
 fn http_failure(status: u16, hints: RetryHeaders, message: Option<String>) -> Outcome {
+    let retry = retry_hint(
+        hints.retry_after.as_deref(),
+        hints.rate_limit_reset.as_deref(),
+        parse_http_date,
+    );
     Outcome::Http {
         status,
-        retry_after: hints.retry_after,
+        retry,
         message,
     }
+}
+
+/// An HTTP date → ms since the Unix epoch, by JS `Date.parse` (which reads all three
+/// formats of RFC 9110 §5.6.7); `None` when it cannot.
+fn parse_http_date(text: &str) -> Option<u64> {
+    let ms = Date::parse(text);
+    (ms.is_finite() && ms >= 0.0).then_some(ms as u64)
 }
 
 fn failed(outcome: Outcome) -> Read {

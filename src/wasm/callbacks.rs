@@ -35,7 +35,12 @@ impl Callbacks {
     }
 
     /// Calls `callback(arg)` and waits for the promise it returns, if any.
-    pub async fn call_and_wait(&self, callback: Option<&Function>, name: &'static str, arg: &JsValue) {
+    pub async fn call_and_wait(
+        &self,
+        callback: Option<&Function>,
+        name: &'static str,
+        arg: &JsValue,
+    ) {
         if let Some(pending) = self.call(callback, name, arg) {
             if let Err(error) = JsFuture::from(pending).await {
                 self.report(&error, name);

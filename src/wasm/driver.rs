@@ -130,11 +130,21 @@ impl Session {
             }
             match self.next_action() {
                 Action::Fetch(request) => {
-                    let sent = fetch::send(&self.connection, "GET", &request.url, None, request.timeout_ms);
+                    let sent = fetch::send(
+                        &self.connection,
+                        "GET",
+                        &request.url,
+                        None,
+                        request.timeout_ms,
+                    );
                     if let Some(answer) = interrupts.until(false, sent).await {
-                        let read = body::read(answer, request.kind, self.connection.row_key.as_deref());
+                        let read =
+                            body::read(answer, request.kind, self.connection.row_key.as_deref());
                         let outcome = io.keep(read);
-                        self.handle(Event::Response { id: request.id, outcome });
+                        self.handle(Event::Response {
+                            id: request.id,
+                            outcome,
+                        });
                     }
                 }
                 Action::Sleep { ms, .. } => {
@@ -143,7 +153,11 @@ impl Session {
                     io = Io::default();
                     interrupts.forget_webhooks();
                     // Cut short by a webhook, the engine acts as if the timer fired.
-                    if interrupts.until(true, TimeoutFuture::new(ms)).await.is_some() {
+                    if interrupts
+                        .until(true, TimeoutFuture::new(ms))
+                        .await
+                        .is_some()
+                    {
                         self.handle(Event::TimerFired);
                     }
                 }
@@ -154,7 +168,9 @@ impl Session {
                         self.handle(Event::BatchDone);
                     }
                 }
-                Action::Status(run) => delivery.status(&run, None, &io.run),
+                Action::Status { run, paused_for_ms } => {
+                    delivery.status(&run, paused_for_ms, &io.run)
+                }
                 Action::Yield => return End::Yield,
                 Action::Complete(summary) => return End::Complete(summary),
                 Action::Fail(error) => return End::Fail(error),

@@ -229,7 +229,11 @@ fn retry(value: JsValue, default: RetryPolicy) -> Result<RetryPolicy, JsValue> {
     let max_delay = retry.max_delay_ms()?;
     let policy = RetryPolicy {
         retries: retries.map_or(default.retries, |n| n as u32),
-        min_delay_ms: timer_ms("retry.minDelayMs", retry.min_delay_ms()?, default.min_delay_ms)?,
+        min_delay_ms: timer_ms(
+            "retry.minDelayMs",
+            retry.min_delay_ms()?,
+            default.min_delay_ms,
+        )?,
         max_delay_ms: timer_ms("retry.maxDelayMs", max_delay.clone(), default.max_delay_ms)?,
     };
     if policy.min_delay_ms > policy.max_delay_ms {
@@ -257,7 +261,11 @@ pub fn signal(options: &Options) -> Result<Option<AbortSignal>, JsValue> {
 
 /// The engine budgets: a duration (`maxDurationMs` or `deadlineMs`; it may exceed a timer's
 /// range) and `maxRequests`.
-pub fn budgets(duration: (&str, JsValue), options: &Options, config: &mut Config) -> Result<(), JsValue> {
+pub fn budgets(
+    duration: (&str, JsValue),
+    options: &Options,
+    config: &mut Config,
+) -> Result<(), JsValue> {
     let default = config.max_duration_ms.unwrap_or(21_600_000);
     let (name, value) = duration;
     config.max_duration_ms = Some(ms(name, value, default, MAX_SAFE_INTEGER)?);

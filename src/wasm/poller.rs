@@ -60,7 +60,9 @@ impl Receivers {
         let on_batch = callbacks.on_batch.as_ref();
         callbacks.call_and_wait(on_batch, "onBatch", &batch).await;
         let sink = self.sink.borrow().clone();
-        callbacks.call_and_wait(sink.as_ref(), "iterator", &batch).await;
+        callbacks
+            .call_and_wait(sink.as_ref(), "iterator", &batch)
+            .await;
     }
 }
 
@@ -75,7 +77,11 @@ impl JobPoller {
         let config = &mut common.config;
         config.interval_ms = timer_ms("intervalMs", options.interval_ms()?, config.interval_ms)?;
         config.status_every = status_every(&options, config.status_every)?;
-        budgets(("maxDurationMs", options.max_duration_ms()?), &options, config)?;
+        budgets(
+            ("maxDurationMs", options.max_duration_ms()?),
+            &options,
+            config,
+        )?;
         let callbacks = Callbacks::read(&options)?;
         let engine = Poller::new(common.config, common.cursor.as_deref(), now_ms())
             .map_err(|e| config_error(&e))?;

@@ -13,7 +13,7 @@ use super::fetch::{self, Answer, Connection};
 use super::interrupt;
 use super::options::{connection, object, signal, string, timer_ms, Options, DEFAULT_BASE_URL};
 use super::payloads::{frozen, Scheduled};
-use crate::api::{classify_http, http_error_text, Disposition};
+use crate::api::{classify_schedule_failure, http_error_text, NO_RESPONSE_TEXT};
 use crate::engine::{validate_base_url, validate_path_segment, ErrorCode, PollError};
 
 // Schedules `workflowUid` with `body`; resolves with `{ jobUid, message, workflow }`.
@@ -62,7 +62,13 @@ async fn send(request: Request) -> Result<JsValue, JsValue> {
         None => None,
     };
     let conn = &request.connection;
-    let sent = fetch::send(conn, "POST", &request.url, Some(&request.body), conn.timeout_ms);
+    let sent = fetch::send(
+        conn,
+        "POST",
+        &request.url,
+        Some(&request.body),
+        conn.timeout_ms,
+    );
     match interrupts.until(false, sent).await {
         Some(answer) => outcome(answer),
         None => Err(request.signal.as_ref().map_or(JsValue::UNDEFINED, aborted)),
@@ -70,7 +76,7 @@ async fn send(request: Request) -> Result<JsValue, JsValue> {
 }
 
 fn aborted(signal: &web_sys::AbortSignal) -> JsValue {
-    let error = error(ErrorCode::Aborted, "stopped by the signal", None);
+    let error = PollError::aborted();
     poll_error(&error, Some(signal.reason()))
 }
 
@@ -78,26 +84,24 @@ fn outcome(answer: Answer) -> Result<JsValue, JsValue> {
     let (status, body) = match answer {
         Answer::Http { status, body, .. } => (status, body.unwrap_or(JsValue::UNDEFINED)),
         Answer::Network => {
-            let text = "network error (scheduling is not retried)";
-            return Err(poll_error(&error(ErrorCode::RetriesExhausted, text, None), None));
+            let text = format!("{NO_RESPONSE_TEXT}; scheduling is not retried");
+            return Err(failure(ErrorCode::NetworkError, &text, None));
         }
         Answer::Timeout => {
-            let text = "no answer within timeoutMs";
-            return Err(poll_error(&error(ErrorCode::Timeout, text, None), None));
+            let text = "no answer within timeoutMs; scheduling is not retried";
+            return Err(failure(ErrorCode::Timeout, text, None));
         }
     };
     let message = error_message(&body);
-    let code = match classify_http(status, message.as_deref()) {
-        Disposition::Success => match field(&body, "job_uid").as_string() {
-            Some(job_uid) => return Ok(scheduled(job_uid, &body)),
-            None => ErrorCode::BadResponse,
-        },
-        // Not retried, see the module docs.
-        Disposition::Retry => ErrorCode::RetriesExhausted,
-        Disposition::Fail(code) => code,
-    };
+    if (200..300).contains(&status) {
+        if let Some(job_uid) = field(&body, "job_uid").as_string() {
+            return Ok(scheduled(job_uid, &body));
+        }
+    }
+    // Not retried, see the module docs: the code says what happened (a 429 is RATE_LIMITED).
+    let code = classify_schedule_failure(Some(status), message.as_deref());
     let text = http_error_text(status, message.as_deref());
-    Err(poll_error(&error(code, &text, Some(status)), None))
+    Err(failure(code, &text, Some(status)))
 }
 
 fn scheduled(job_uid: String, body: &JsValue) -> JsValue {
@@ -108,11 +112,12 @@ fn scheduled(job_uid: String, body: &JsValue) -> JsValue {
     })
 }
 
-fn error(code: ErrorCode, message: &str, http_status: Option<u16>) -> PollError {
-    PollError {
+fn failure(code: ErrorCode, message: &str, http_status: Option<u16>) -> JsValue {
+    let error = PollError {
         code,
         message: message.into(),
         http_status,
         run_status: None,
-    }
+    };
+    poll_error(&error, None)
 }

@@ -37,13 +37,13 @@ impl Poller {
     /// tail page is full (counts lag, so only a page that is not full proves the end).
     pub(super) fn recheck_due(&self) -> bool {
         let s = &self.state;
-        let behind = s
-            .last_run
-            .as_ref()
-            .and_then(|r| r.row_count)
-            .is_some_and(|n| n > s.offset);
+        let count = s.last_run.as_ref().and_then(|r| r.row_count);
+        let behind = count.is_some_and(|n| n > s.offset);
         let full = s.last_len > 0 && s.last_len >= self.page_size();
-        s.rechecks_left > 0 && (behind || full)
+        // A final count that agrees with the rows delivered needs one more look at a full
+        // tail, not several: a run of exactly N pages completes one re-read later.
+        let agreed = count == Some(s.offset) && s.rechecks_left < self.config.retry.retries;
+        s.rechecks_left > 0 && (behind || full && !agreed)
     }
 
     /// Rows in a full page: the API's, once it paged, else the configured (or a longer one
