@@ -164,7 +164,7 @@ export function createSim(options = {}) {
     if (jobs.has(uid)) throw new TypeError(`A job with uid ${uid} already exists`);
     const job = buildJob(uid, { ...defaults, ...spec, faults: spec.faults ?? defaults.faults }, clock.now(), seed);
     jobs.set(uid, job);
-    if (webhook) sendWebhook(job, "created", null);
+    notify(job, clock.now());
     watchForEnd(job);
     return { jobUid: uid };
   }
@@ -174,38 +174,48 @@ export function createSim(options = {}) {
     return describeJob(job, jobState(job, clock.now())).endsAt - job.spec.webhookLeadMs;
   }
 
-  // With the wall clock and a webhook, a timer notices the end; with a manual clock, tick() does.
+  // With the wall clock and a webhook, timers notice the start and the end; with a manual clock, tick() does.
   function watchForEnd(job) {
     if (!webhook || !usesWallClock) return;
-    const ms = endNoticeAt(job) - clock.now() + 1;
-    const id = setTimeout(
-      () => {
-        timers.delete(id);
-        tick();
-      },
-      Math.max(0, ms),
-    );
-    id?.unref?.();
-    timers.add(id);
+    const startsAt = job.createdAt + job.spec.startDelayMs;
+    for (const at of startsAt > clock.now() ? [startsAt, endNoticeAt(job)] : [endNoticeAt(job)]) {
+      const id = setTimeout(
+        () => {
+          timers.delete(id);
+          tick();
+        },
+        Math.max(0, at - clock.now() + 1),
+      );
+      id?.unref?.();
+      timers.add(id);
+    }
   }
 
   /**
-   * Sends the end webhook of every job that has ended (or is within `webhookLeadMs` of its
-   * natural end: the webhook then comes before the API's status says so) and not yet notified.
+   * Sends the webhooks that are due: Created for jobs that have started, the end webhook for
+   * jobs that have ended (or are within `webhookLeadMs` of their natural end: the webhook then
+   * comes before the API's status says so). Each once per job.
    */
   function tick() {
     const now = clock.now();
-    for (const job of jobs.values()) {
-      if (job.webhookSent) continue;
-      const state = jobState(job, now);
-      const early = job.spec.webhookLeadMs > 0 && !job.forced && now >= endNoticeAt(job);
-      if (!isTerminal(state.status) && !early) continue;
-      job.webhookSent = true;
-      // An early webhook announces the outcome the run is heading for.
-      const ending = isTerminal(state.status) ? state : jobState(job, describeJob(job, state).endsAt);
-      const ok = isSuccess(ending.status);
-      if (webhook) sendWebhook(job, ok ? "succeeded" : "failed", ok ? null : (ending.errorMessage ?? `Job ${ending.status}`));
+    for (const job of jobs.values()) notify(job, now);
+  }
+
+  /** Created once the job has started ("when a job starts and the first task launches"), then its end. */
+  function notify(job, now) {
+    if (job.webhookSent) return;
+    if (!job.createdSent && now >= job.createdAt + job.spec.startDelayMs) {
+      job.createdSent = true;
+      if (webhook) sendWebhook(job, "created", null);
     }
+    const state = jobState(job, now);
+    const early = job.spec.webhookLeadMs > 0 && !job.forced && now >= endNoticeAt(job);
+    if (!isTerminal(state.status) && !early) return;
+    job.webhookSent = true;
+    // An early webhook announces the outcome the run is heading for.
+    const ending = isTerminal(state.status) ? state : jobState(job, describeJob(job, state).endsAt);
+    const ok = isSuccess(ending.status);
+    if (webhook) sendWebhook(job, ok ? "succeeded" : "failed", ok ? null : (ending.errorMessage ?? `Job ${ending.status}`));
   }
 
   /** POSTs one webhook (Created, Succeeded or Failed) unless the target left that event out. */

@@ -706,6 +706,28 @@ describe("webhook", () => {
     }
   });
 
+  test("Created waits for the job to start (startDelayMs); a job stopped while pending never had it", async () => {
+    const clock = manualClock(0);
+    const server = await startSimServer({ clock, webhook: { url: receiverUrl, events: ["created"] } });
+    try {
+      const late = server.sim.createJob({ rows: 5, durationMs: 1000, startDelayMs: 500 });
+      const never = server.sim.createJob({ rows: 5, durationMs: 1000, startDelayMs: 500 });
+      server.sim.stop(never.jobUid);
+      await server.sim.webhooksSettled();
+      assert.equal(received.length, 0, "not before the start");
+      clock.advance(500);
+      await call(server, `/jobs/${late.jobUid}`);
+      await server.sim.webhooksSettled();
+      assert.deepEqual(
+        received.map((r) => [r.body.job_uid, r.body.message]),
+        [[late.jobUid, "Job successfully created."]],
+      );
+    } finally {
+      await server.close();
+      received.length = 0;
+    }
+  });
+
   test("webhookLeadMs: the success webhook comes before the API's status says finished", async () => {
     const clock = manualClock(0);
     const server = await startSimServer({ clock, webhook: { url: receiverUrl, events: ["succeeded"] } });
