@@ -13,7 +13,7 @@ before(async () => {
 after(() => w.close());
 
 test("rows accumulate across cron ticks and match the simulator exactly once", async () => {
-  const { jobUid } = w.sim.createJob({ rows: 120, durationMs: 2000, pageSize: 10 });
+  const { jobUid } = w.sim.createJob({ rows: 120, durationMs: 4000, pageSize: 10 });
   const token = await w.track(jobUid);
   const counts = [];
   let status;
