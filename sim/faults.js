@@ -10,8 +10,9 @@ import { seededRandom } from "./random.js";
  * @typedef {{ rate429?: number, retryAfter?: number | "date" | null, rate5xx?: number,
  *   dropRate?: number, slowMs?: number, slowRate?: number, malformedRate?: number,
  *   flapStatus?: boolean, duplicateRows?: number, wrongCredentials?: boolean,
- *   script?: ScriptEntry[] }} FaultPlan
+ *   rateLimitReset?: "delta" | "epoch", script?: ScriptEntry[] }} FaultPlan
  *   `slowMs` delays every request unless `slowRate` (a probability) is also given.
+ *   `rateLimitReset` adds `X-RateLimit-Reset` to 429s: seconds to wait, or the Unix time to wait for.
  * @typedef {{ respond: ScriptAnswer | null, retryAfter: number | "date" | null, delayMs: number }} Fault
  */
 
@@ -30,6 +31,9 @@ export function validateFaultPlan(plan) {
     if (v !== undefined && !(typeof v === "number" && v >= 0 && v <= 1)) {
       throw new TypeError(`Expected \`faults.${name}\` to be a probability in [0, 1] (got ${v})`);
     }
+  }
+  if (plan.rateLimitReset !== undefined && !["delta", "epoch"].includes(plan.rateLimitReset)) {
+    throw new TypeError(`Expected \`faults.rateLimitReset\` to be "delta" or "epoch" (got ${plan.rateLimitReset})`);
   }
   for (const entry of plan.script ?? []) {
     if (!["results", "run", "any"].includes(entry.kind)) throw new TypeError(`Unknown script kind ${entry.kind}`);
@@ -97,6 +101,7 @@ export function createFaults(plan, seed) {
     },
     duplicateRows: Math.max(0, Math.floor(plan.duplicateRows ?? 0)),
     wrongCredentials: Boolean(plan.wrongCredentials),
+    rateLimitReset: plan.rateLimitReset ?? null,
     flaps: Boolean(plan.flapStatus),
   };
 }

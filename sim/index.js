@@ -6,6 +6,7 @@ import {
   createJob as buildJob,
   describeJob,
   forceEnd,
+  isSuccess,
   isTerminal,
   jobState,
   resultsBody,
@@ -17,11 +18,27 @@ export { manualClock };
 
 const BASE = "/v3";
 const KINDS = ["run", "results", "schedule", "other", "preflight"];
-const CORS = {
-  "access-control-allow-origin": "*",
-  "access-control-expose-headers": "retry-after",
-};
+const EXPOSED = "retry-after, x-ratelimit-reset";
 const PREFLIGHT_HEADERS = "authorization, x-project-id, content-type";
+const WEBHOOK_EVENTS = ["created", "succeeded", "failed"];
+const WEBHOOK_MESSAGES = {
+  created: "Job successfully created.",
+  succeeded: "Job successfully finished.",
+  failed: "Job failed.",
+};
+// v1/v4 error bodies: `error_label` by status (and "All Inputs Failed" by its message).
+const ERROR_LABELS = {
+  400: "BAD_REQUEST",
+  401: "UNAUTHORIZED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  429: "TOO_MANY_REQUESTS",
+  500: "INTERNAL_SERVER_ERROR",
+  502: "BAD_GATEWAY",
+  503: "SERVICE_UNAVAILABLE",
+  504: "GATEWAY_TIMEOUT",
+};
 const encoder = new TextEncoder();
 
 /**
@@ -29,8 +46,12 @@ const encoder = new TextEncoder();
  * @typedef {{ seq: number, t: number, method: string, path: string, kind: string,
  *   status: number | null, bytes: number, jobUid: string | null, error?: string }} LogEntry
  *   `status` is null while the request is in flight and 0 when the connection was dropped/aborted.
+ * @typedef {{ url: string, headers?: Record<string, string>,
+ *   events?: ("created" | "succeeded" | "failed")[] }} WebhookTarget
  * @typedef {{ apiKey?: string, projectId?: string, clock?: { now(): number }, seed?: number,
- *   webhook?: { url: string, headers?: Record<string, string> } | null, defaults?: JobSpec }} SimOptions
+ *   webhook?: WebhookTarget | null, defaults?: JobSpec, errorShape?: "v3" | "v4",
+ *   cors?: boolean | string[] }} SimOptions
+ *   `cors`: true answers every origin (`*`), false none, a list only those origins.
  */
 
 /** A dropped connection: `handle()` rejects with this; the Node adapter destroys the socket. */
@@ -46,9 +67,27 @@ function json(status, body, headers = {}) {
   return { status, text: JSON.stringify(body), headers };
 }
 
-function toResponse({ status, text, headers }) {
-  const all = { ...CORS, "content-type": "application/json", ...headers };
+function toResponse({ status, text, headers }, cors = {}) {
+  const all = { ...cors, "content-type": "application/json", ...headers };
   return new Response(status === 204 ? null : text, { status, headers: all });
+}
+
+/** The CORS headers of an answer to `origin` under the `cors` option; empty when refused. */
+function corsHeaders(policy, origin) {
+  if (policy === true) return { "access-control-allow-origin": "*", "access-control-expose-headers": EXPOSED };
+  if (Array.isArray(policy) && origin !== null && policy.includes(origin)) {
+    return { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED, vary: "origin" };
+  }
+  return Array.isArray(policy) ? { vary: "origin" } : {};
+}
+
+function validateOptions({ errorShape, cors, webhook }) {
+  if (!["v3", "v4"].includes(errorShape)) throw new TypeError('Expected `errorShape` to be "v3" or "v4"');
+  if (typeof cors !== "boolean" && !(Array.isArray(cors) && cors.every((o) => typeof o === "string"))) {
+    throw new TypeError("Expected `cors` to be a boolean or an array of origins");
+  }
+  const unknown = (webhook?.events ?? []).filter((e) => !WEBHOOK_EVENTS.includes(e));
+  if (unknown.length > 0) throw new TypeError(`Unknown webhook events ${unknown.join(", ")}; known: ${WEBHOOK_EVENTS.join(", ")}`);
 }
 
 /** A delay that ends early (rejecting) when the request is aborted. */
@@ -97,7 +136,17 @@ function matchRoute(method, pathname) {
  * @param {SimOptions} [options]
  */
 export function createSim(options = {}) {
-  const { apiKey = "sim-key", projectId = "sim-project", seed = 1, webhook = null, defaults = {} } = options;
+  const {
+    apiKey = "sim-key",
+    projectId = "sim-project",
+    seed = 1,
+    webhook = null,
+    defaults = {},
+    errorShape = "v3",
+    cors = true,
+  } = options;
+  validateOptions({ errorShape, cors, webhook });
+  const webhookEvents = new Set(webhook?.events ?? WEBHOOK_EVENTS);
   const clock = options.clock ?? systemClock;
   const usesWallClock = !options.clock;
   let uidRandom = seededRandom(seed);
@@ -115,50 +164,75 @@ export function createSim(options = {}) {
     if (jobs.has(uid)) throw new TypeError(`A job with uid ${uid} already exists`);
     const job = buildJob(uid, { ...defaults, ...spec, faults: spec.faults ?? defaults.faults }, clock.now(), seed);
     jobs.set(uid, job);
+    notify(job, clock.now());
     watchForEnd(job);
     return { jobUid: uid };
   }
 
-  // With the wall clock and a webhook, a timer notices the end; with a manual clock, tick() does.
-  function watchForEnd(job) {
-    if (!webhook || !usesWallClock) return;
-    const ms = describeJob(job, jobState(job, clock.now())).endsAt - clock.now() + 1;
-    const id = setTimeout(
-      () => {
-        timers.delete(id);
-        tick();
-      },
-      Math.max(0, ms),
-    );
-    id?.unref?.();
-    timers.add(id);
+  /** When the end webhook is due: at the end, or `webhookLeadMs` before the natural end. */
+  function endNoticeAt(job) {
+    return describeJob(job, jobState(job, clock.now())).endsAt - job.spec.webhookLeadMs;
   }
 
-  /** Sends the webhook of every job that has ended and not yet notified. */
-  function tick() {
-    const now = clock.now();
-    for (const job of jobs.values()) {
-      const state = jobState(job, now);
-      if (!job.webhookSent && isTerminal(state.status)) {
-        job.webhookSent = true;
-        if (webhook) sendWebhook(job, state);
-      }
+  // With the wall clock and a webhook, timers notice the start and the end; with a manual clock, tick() does.
+  function watchForEnd(job) {
+    if (!webhook || !usesWallClock) return;
+    const startsAt = job.createdAt + job.spec.startDelayMs;
+    for (const at of startsAt > clock.now() ? [startsAt, endNoticeAt(job)] : [endNoticeAt(job)]) {
+      const id = setTimeout(
+        () => {
+          timers.delete(id);
+          tick();
+        },
+        Math.max(0, at - clock.now() + 1),
+      );
+      id?.unref?.();
+      timers.add(id);
     }
   }
 
-  function sendWebhook(job, state) {
-    const ok = state.status === "finished" || state.status === "warning";
+  /**
+   * Sends the webhooks that are due: Created for jobs that have started, the end webhook for
+   * jobs that have ended (or are within `webhookLeadMs` of their natural end: the webhook then
+   * comes before the API's status says so). Each once per job.
+   */
+  function tick() {
+    const now = clock.now();
+    for (const job of jobs.values()) notify(job, now);
+  }
+
+  /** Created once the job has started ("when a job starts and the first task launches"), then its end. */
+  function notify(job, now) {
+    if (job.webhookSent) return;
+    if (!job.createdSent && now >= job.createdAt + job.spec.startDelayMs) {
+      job.createdSent = true;
+      if (webhook) sendWebhook(job, "created", null);
+    }
+    const state = jobState(job, now);
+    const early = job.spec.webhookLeadMs > 0 && !job.forced && now >= endNoticeAt(job);
+    if (!isTerminal(state.status) && !early) return;
+    job.webhookSent = true;
+    // An early webhook announces the outcome the run is heading for.
+    const ending = isTerminal(state.status) ? state : jobState(job, describeJob(job, state).endsAt);
+    const ok = isSuccess(ending.status);
+    if (webhook) sendWebhook(job, ok ? "succeeded" : "failed", ok ? null : (ending.errorMessage ?? `Job ${ending.status}`));
+  }
+
+  /** POSTs one webhook (Created, Succeeded or Failed) unless the target left that event out. */
+  function sendWebhook(job, event, error) {
+    if (!webhookEvents.has(event)) return;
     const payload = {
       uid: seededUid(uidRandom),
       job_uid: job.uid,
-      message: ok ? "Job successfully finished." : "Job failed.",
+      message: WEBHOOK_MESSAGES[event],
       project_uid: projectId,
-      error: !ok,
+      error,
+      recipe_ref: null,
       workflow_uid: job.workflowUid,
       workflow_name: "Simulated workflow",
       job_name: job.name,
     };
-    const record = { t: clock.now(), jobUid: job.uid, payload, status: null, error: null };
+    const record = { t: clock.now(), jobUid: job.uid, event, payload, status: null, error: null };
     webhookLog.push(record);
     const sent = fetch(webhook.url, {
       method: "POST",
@@ -230,8 +304,8 @@ export function createSim(options = {}) {
       requests += 1;
       bytes += encoder.encode(JSON.stringify(runBody(j, state))).length;
       if (state.errorMessage === ALL_INPUTS_FAILED) break;
-      for (let page = 1; ; page++) {
-        const body = resultsBody(j, state, page, `${origin}${BASE}/jobs/${j.uid}/results`);
+      for (let index = 0; ; index++) {
+        const body = resultsBody(j, state, index, { origin, path: `${BASE}/jobs/${j.uid}/results` });
         requests += 1;
         bytes += encoder.encode(JSON.stringify(body)).length;
         if (!body.paging.have_next_page) break;
@@ -250,9 +324,26 @@ export function createSim(options = {}) {
     uidRandom = seededRandom(seed);
   }
 
+  /** An error answer: `{message}` (v3) or the v1/v4 body. */
+  function problem(status, message, { shape = errorShape, scope = "api", headers = {} } = {}) {
+    if (shape !== "v4") return json(status, { message }, headers);
+    const label = message === ALL_INPUTS_FAILED ? "ALL_INPUTS_FAILED" : (ERROR_LABELS[status] ?? "ERROR");
+    const body = {
+      error_label: label,
+      error_scope: scope,
+      error_ref: `sim-${log.length}`,
+      message,
+      status_code: status,
+      params: {},
+    };
+    return json(status, body, headers);
+  }
+
   function checkAuth(request) {
-    if (request.headers.get("authorization") !== `x-api-key ${apiKey}`) return json(401, { message: "Unauthorized" });
-    if (request.headers.get("x-project-id") !== projectId) return json(403, { message: "Forbidden: wrong project" });
+    if (request.headers.get("authorization") !== `x-api-key ${apiKey}`) {
+      return problem(401, "Unauthorized", { scope: "auth" });
+    }
+    if (request.headers.get("x-project-id") !== projectId) return problem(403, "Forbidden: wrong project", { scope: "auth" });
     return null;
   }
 
@@ -261,13 +352,13 @@ export function createSim(options = {}) {
     try {
       body = await request.json();
     } catch {
-      return json(400, { message: "Request body must be JSON" });
+      return problem(400, "Request body must be JSON", { scope: "input" });
     }
     if (!body || !Array.isArray(body.inputs) || body.inputs.length === 0) {
-      return json(400, { message: "`inputs` is required and must be a non-empty array" });
+      return problem(400, "`inputs` is required and must be a non-empty array", { scope: "input" });
     }
     if (body.job_name !== undefined && typeof body.job_name !== "string") {
-      return json(400, { message: "`job_name` must be a string" });
+      return problem(400, "`job_name` must be a string", { scope: "input" });
     }
     const { jobUid } = createJob({ inputs: body.inputs.length, name: body.job_name, workflowUid: route.workflowUid });
     entry.jobUid = jobUid;
@@ -276,30 +367,47 @@ export function createSim(options = {}) {
 
   function normalAnswer(j, route, url) {
     const state = jobState(j, clock.now());
+    const shape = j.spec.errorShape ?? errorShape;
     if (route.kind === "run") return json(200, runBody(j, state));
-    if (state.errorMessage === ALL_INPUTS_FAILED) return json(400, { message: ALL_INPUTS_FAILED });
+    if (state.errorMessage === ALL_INPUTS_FAILED) return problem(400, ALL_INPUTS_FAILED, { shape, scope: "job" });
+    if (state.status === "pending" && j.spec.resultsWhilePending === 404) {
+      return problem(404, "No results for this job yet", { shape, scope: "results" });
+    }
+    // `page` counts from the job's pageBase (1 by default); no parameter is the first page.
     const pageParam = url.searchParams.get("page");
-    const page = pageParam === null ? 1 : Number(pageParam);
-    if (!Number.isInteger(page) || page < 1) return json(400, { message: "`page` must be an integer ≥ 1" });
-    const nextBase = `${url.origin}${BASE}/jobs/${encodeURIComponent(j.uid)}/results`;
-    return json(200, resultsBody(j, state, page, nextBase));
+    const { pageBase } = j.spec;
+    const page = pageParam === null ? pageBase : Number(pageParam);
+    if (pageParam === "" || !Number.isInteger(page) || page < pageBase) {
+      return problem(400, `\`page\` must be an integer ≥ ${pageBase}`, { shape, scope: "results" });
+    }
+    const path = `${BASE}/jobs/${encodeURIComponent(j.uid)}/results`;
+    return json(200, resultsBody(j, state, page - pageBase, { origin: url.origin, path }));
   }
 
-  function retryAfterHeader(retryAfter) {
-    if (retryAfter === "date") return { "retry-after": new Date(clock.now() + 1000).toUTCString() };
-    if (typeof retryAfter === "number") return { "retry-after": String(retryAfter) };
-    return {};
+  /** `Retry-After` and, with `faults.rateLimitReset`, `X-RateLimit-Reset` (seconds or a Unix time). */
+  function rateLimitHeaders(retryAfter, reset) {
+    const headers = {};
+    if (retryAfter === "date") headers["retry-after"] = new Date(clock.now() + 1000).toUTCString();
+    else if (typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
+    const seconds = typeof retryAfter === "number" ? retryAfter : 1;
+    if (reset === "delta") headers["x-ratelimit-reset"] = String(seconds);
+    if (reset === "epoch") headers["x-ratelimit-reset"] = String(Math.ceil(clock.now() / 1000) + seconds);
+    return headers;
   }
 
   async function jobAnswer(request, route, url) {
     const j = jobs.get(route.jobUid);
-    if (!j) return json(404, { message: "Job not found" });
-    if (j.faults.wrongCredentials) return json(401, { message: "Unauthorized" });
+    if (!j) return problem(404, "Job not found", { scope: "job" });
+    const shape = j.spec.errorShape ?? errorShape;
+    if (j.faults.wrongCredentials) return problem(401, "Unauthorized", { shape, scope: "auth" });
     const fault = j.faults.decide(route.kind);
     if (fault.delayMs > 0) await sleep(fault.delayMs, request.signal);
     if (fault.respond === "drop") throw new SimulatedDrop();
-    if (fault.respond === 429) return json(429, { message: "Too Many Requests" }, retryAfterHeader(fault.retryAfter));
-    if (typeof fault.respond === "number") return json(fault.respond, { message: "Internal Server Error" });
+    if (fault.respond === 429) {
+      const headers = rateLimitHeaders(fault.retryAfter, j.faults.rateLimitReset);
+      return problem(429, "Too Many Requests", { shape, scope: "rate_limit", headers });
+    }
+    if (typeof fault.respond === "number") return problem(fault.respond, "Internal Server Error", { shape, scope: "server" });
     const answer = normalAnswer(j, route, url);
     if (fault.respond === "malformed" && answer.status === 200) {
       return { ...answer, text: answer.text.slice(0, Math.max(1, Math.floor(answer.text.length / 2))) };
@@ -308,8 +416,8 @@ export function createSim(options = {}) {
   }
 
   async function apiAnswer(request, route, url, entry) {
-    if (route.kind === "other") return json(404, { message: "Not found" });
-    if (!route.allowed) return json(405, { message: "Method not allowed" }, { allow: route.method });
+    if (route.kind === "other") return problem(404, "Not found");
+    if (!route.allowed) return problem(405, "Method not allowed", { headers: { allow: route.method } });
     const denied = checkAuth(request);
     if (denied) return denied;
     if (route.kind === "schedule") return schedule(request, route, entry);
@@ -350,8 +458,10 @@ export function createSim(options = {}) {
     }
   }
 
-  function preflight(request, entry) {
+  /** A CORS preflight. With `cors: false` (or an origin not listed) it is refused like a server without CORS. */
+  function preflight(request, entry, allowed = true) {
     entry.kind = "preflight";
+    if (!allowed) return problem(405, "Method not allowed", { headers: { allow: "GET, POST" } });
     const asked = request.headers.get("access-control-request-headers");
     return {
       status: 204,
@@ -374,10 +484,12 @@ export function createSim(options = {}) {
     const url = new URL(request.url);
     tick();
     if (url.pathname.startsWith("/__sim/")) {
-      // Control routes are not API traffic: answered (preflights too) but not logged.
-      if (request.method === "OPTIONS") return toResponse(preflight(request, {}));
-      return toResponse(await controlAnswer(request, url));
+      // Control routes are not API traffic: answered (preflights too, whatever `cors` says) but not logged.
+      const open = corsHeaders(true, null);
+      if (request.method === "OPTIONS") return toResponse(preflight(request, {}), open);
+      return toResponse(await controlAnswer(request, url), open);
     }
+    const corsAnswer = corsHeaders(cors, request.headers.get("origin"));
     const route = matchRoute(request.method, url.pathname);
     /** @type {LogEntry} */
     const entry = {
@@ -393,10 +505,12 @@ export function createSim(options = {}) {
     log.push(entry);
     try {
       const answer =
-        request.method === "OPTIONS" ? preflight(request, entry) : await apiAnswer(request, route, url, entry);
+        request.method === "OPTIONS"
+          ? preflight(request, entry, "access-control-allow-origin" in corsAnswer)
+          : await apiAnswer(request, route, url, entry);
       entry.status = answer.status;
       entry.bytes = encoder.encode(answer.text).length;
-      return toResponse(answer);
+      return toResponse(answer, corsAnswer);
     } catch (e) {
       entry.status = 0;
       entry.error = e?.simDrop ? "dropped" : "aborted";
@@ -423,6 +537,6 @@ export function createSim(options = {}) {
       for (const id of timers) clearTimeout(id);
       timers.clear();
     },
-    options: { apiKey, projectId, seed, basePath: BASE },
+    options: { apiKey, projectId, seed, basePath: BASE, errorShape, cors },
   };
 }

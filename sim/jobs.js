@@ -4,31 +4,52 @@ import { hashString } from "./random.js";
 import { makeRow } from "./rows.js";
 
 export const ALL_INPUTS_FAILED = "All Inputs Failed";
-const OUTCOMES = ["finished", "warning", "shutdown", "stopped", "allInputsFailed"];
-const TERMINAL = new Set(["finished", "warning", "shutdown", "stopped"]);
+const OUTCOMES = ["finished", "completed", "warning", "shutdown", "stopped", "allInputsFailed"];
+const TERMINAL = new Set(["finished", "completed", "warning", "shutdown", "stopped"]);
+const SUCCESS = new Set(["finished", "completed", "warning"]);
+export const NEXT_FORMS = ["url", "path", "query", "page", "pageString"];
+const STATUS_CASES = ["lower", "upper", "title"];
 
 /**
  * @typedef {import("./faults.js").FaultPlan} FaultPlan
  * @typedef {{ rows?: number, durationMs?: number, pageSize?: number, inputs?: number,
- *   startDelayMs?: number, outcome?: "finished" | "warning" | "shutdown" | "stopped" | "allInputsFailed",
- *   rowBytes?: number, faults?: FaultPlan, jobUid?: string, name?: string, workflowUid?: string }} JobSpec
- * @typedef {{ status: string, rowsAvailable: number, startedAt: number | null,
+ *   startDelayMs?: number,
+ *   outcome?: "finished" | "completed" | "warning" | "shutdown" | "stopped" | "allInputsFailed",
+ *   rowBytes?: number, faults?: FaultPlan, jobUid?: string, name?: string, workflowUid?: string,
+ *   nextForm?: "url" | "path" | "query" | "page" | "pageString", pageBase?: 0 | 1,
+ *   statusCase?: "lower" | "upper" | "title", resultsWhilePending?: 200 | 404 | null,
+ *   countLagMs?: number, arrival?: "linear" | { bursts: number }, webhookLeadMs?: number,
+ *   errorShape?: "v3" | "v4" }} JobSpec
+ * @typedef {{ status: string, rowsAvailable: number, rowCount: number, startedAt: number | null,
  *   finishedAt: number | null, errorMessage: string | null }} JobState
+ *   `rowCount` is what `row_count` says: `rowsAvailable` as it was `countLagMs` ago.
  */
 
 export const JOB_DEFAULTS = Object.freeze({
   rows: 2000,
   durationMs: 20000,
-  pageSize: 100,
+  pageSize: 1000,
   inputs: 50,
   startDelayMs: 0,
   outcome: "finished",
   rowBytes: 200,
+  nextForm: "url",
+  pageBase: 1,
+  statusCase: "lower",
+  resultsWhilePending: null,
+  countLagMs: 0,
+  arrival: "linear",
+  webhookLeadMs: 0,
 });
 
 /** @param {string} status */
 export function isTerminal(status) {
   return TERMINAL.has(status);
+}
+
+/** @param {string} status */
+export function isSuccess(status) {
+  return SUCCESS.has(status);
 }
 
 function checkCount(spec, name, min) {
@@ -48,9 +69,24 @@ function validateSpec(spec) {
   checkCount(spec, "inputs", 0);
   checkCount(spec, "startDelayMs", 0);
   checkCount(spec, "rowBytes", 0);
-  if (!OUTCOMES.includes(spec.outcome))
-    throw new TypeError(`Expected job \`outcome\` to be one of ${OUTCOMES.join(", ")}`);
+  checkCount(spec, "countLagMs", 0);
+  checkCount(spec, "webhookLeadMs", 0);
+  oneOf(spec, "outcome", OUTCOMES);
+  oneOf(spec, "nextForm", NEXT_FORMS);
+  oneOf(spec, "pageBase", [0, 1]);
+  oneOf(spec, "statusCase", STATUS_CASES);
+  oneOf(spec, "resultsWhilePending", [null, 200, 404]);
+  if (spec.errorShape !== undefined) oneOf(spec, "errorShape", ["v3", "v4"]);
+  const { arrival } = spec;
+  const bursts = arrival?.bursts;
+  if (arrival !== "linear" && !(Number.isInteger(bursts) && bursts >= 1))
+    throw new TypeError(`Expected job \`arrival\` to be "linear" or { bursts: integer ≥ 1 } (got ${JSON.stringify(arrival)})`);
   validateFaultPlan(spec.faults);
+}
+
+function oneOf(spec, name, values) {
+  if (!values.includes(spec[name]))
+    throw new TypeError(`Expected job \`${name}\` to be one of ${values.map((v) => JSON.stringify(v)).join(", ")}`);
 }
 
 /**
@@ -83,29 +119,46 @@ function endState(job, outcome, finishedAt, rows) {
   return {
     status: failedInputs ? "shutdown" : outcome,
     rowsAvailable: failedInputs ? 0 : rows,
+    rowCount: failedInputs ? 0 : rows,
     startedAt: Math.min(job.createdAt + job.spec.startDelayMs, finishedAt),
     finishedAt,
     errorMessage: failedInputs ? ALL_INPUTS_FAILED : outcome === "shutdown" ? "Job was shut down" : null,
   };
 }
 
-/**
- * The run as it stands at `now`: rows arrive linearly while running, all of them at the end.
- * @returns {JobState}
- */
-export function jobState(job, now) {
+/** Rows that exist after `ran` ms of running: linearly, or in `bursts` steps at k·duration/n. */
+function rowsAfter(spec, rows, ran) {
+  const bursts = spec.arrival?.bursts;
+  if (bursts) return Math.floor((rows * Math.floor((bursts * ran) / spec.durationMs)) / bursts);
+  return Math.floor((rows * ran) / spec.durationMs);
+}
+
+function timelineState(job, now) {
   if (job.forced && now >= job.forced.finishedAt) return job.forced;
   const { spec } = job;
   const rows = spec.outcome === "allInputsFailed" ? 0 : spec.rows;
   const startedAt = job.createdAt + spec.startDelayMs;
   if (now < startedAt)
-    return { status: "pending", rowsAvailable: 0, startedAt: null, finishedAt: null, errorMessage: null };
+    return { status: "pending", rowsAvailable: 0, rowCount: 0, startedAt: null, finishedAt: null, errorMessage: null };
   const ran = now - startedAt;
   if (ran < spec.durationMs) {
-    const rowsAvailable = Math.floor((rows * ran) / spec.durationMs);
-    return { status: "running", rowsAvailable, startedAt, finishedAt: null, errorMessage: null };
+    const rowsAvailable = rowsAfter(spec, rows, ran);
+    return { status: "running", rowsAvailable, rowCount: rowsAvailable, startedAt, finishedAt: null, errorMessage: null };
   }
   return endState(job, spec.outcome, startedAt + spec.durationMs, rows);
+}
+
+/**
+ * The run as it stands at `now`: rows arrive while running (linearly or in bursts), all of
+ * them at the end; `rowCount` lags `countLagMs` behind.
+ * @returns {JobState}
+ */
+export function jobState(job, now) {
+  const state = timelineState(job, now);
+  const lag = job.spec.countLagMs;
+  if (!lag) return state;
+  const then = timelineState(job, now - lag);
+  return { ...state, rowCount: Math.min(state.rowsAvailable, then.rowsAvailable) };
 }
 
 /** Force an end now: `finish` delivers every row, `stop` keeps the rows so far. */
@@ -120,16 +173,25 @@ export function forceEnd(job, now, outcome, keepRowsSoFar) {
 
 const iso = (ms) => (ms === null ? null : new Date(ms).toISOString());
 
-/** `GET /jobs/{uid}` body. `flap` replaces "running" by another non-terminal status. */
+const CASES = {
+  lower: (s) => s,
+  upper: (s) => s.toUpperCase(),
+  title: (s) => s.charAt(0).toUpperCase() + s.slice(1),
+};
+
+/**
+ * `GET /jobs/{uid}` body. `flap` replaces "running" by another non-terminal status;
+ * `statusCase` changes the letter case of the status on the wire.
+ */
 export function runBody(job, state) {
   const status = state.status === "running" && job.faults.flaps ? job.faults.flapStatus() : state.status;
   return {
     uid: job.uid,
     name: job.name,
     workflow_uid: job.workflowUid,
-    status,
-    row_count: state.rowsAvailable,
-    total_row_count: state.rowsAvailable,
+    status: CASES[job.spec.statusCase](status),
+    row_count: state.rowCount,
+    total_row_count: state.rowCount,
     number_inputs: job.spec.inputs,
     error_message: state.errorMessage,
     start_time: iso(state.startedAt),
@@ -148,19 +210,33 @@ export function rowsBetween(job, start, end) {
 }
 
 /**
- * `GET /jobs/{uid}/results?page=N` body: a fixed-size slice of the rows available now.
- * With `duplicateRows: k`, page N+1 starts with the last k rows of page N.
- * @param {string} nextBase absolute URL of the results endpoint, for `paging.next`
+ * `paging.next` for the page whose `page` parameter is `number`, in the job's `nextForm`.
+ * @param {{ origin: string, path: string }} results where the results endpoint is
  */
-export function resultsBody(job, state, page, nextBase) {
+export function nextLink(form, number, { origin, path }) {
+  if (form === "page") return number;
+  if (form === "pageString") return String(number);
+  if (form === "query") return `?page=${number}`;
+  if (form === "path") return `${path}?page=${number}`;
+  return `${origin}${path}?page=${number}`;
+}
+
+/**
+ * `GET /jobs/{uid}/results?page=N` body: a fixed-size slice of the rows available now.
+ * `index` is 0-based (the `page` parameter minus the job's `pageBase`).
+ * With `duplicateRows: k`, page N+1 starts with the last k rows of page N.
+ * @param {{ origin: string, path: string }} results where the results endpoint is, for `paging.next`
+ */
+export function resultsBody(job, state, index, results) {
   const size = job.spec.pageSize;
-  const overlap = page > 1 ? Math.min(job.faults.duplicateRows, size - 1) : 0;
-  const start = Math.max(0, (page - 1) * size - overlap);
-  const end = Math.min(page * size, state.rowsAvailable);
-  const hasNext = state.rowsAvailable > page * size;
+  const overlap = index > 0 ? Math.min(job.faults.duplicateRows, size - 1) : 0;
+  const start = Math.max(0, index * size - overlap);
+  const end = Math.min((index + 1) * size, state.rowsAvailable);
+  const hasNext = state.rowsAvailable > (index + 1) * size;
+  const next = hasNext ? nextLink(job.spec.nextForm, index + 1 + job.spec.pageBase, results) : null;
   return {
     results: start < end ? rowsBetween(job, start, end) : [],
-    paging: { have_next_page: hasNext, next: hasNext ? `${nextBase}?page=${page + 1}` : null },
+    paging: { have_next_page: hasNext, next },
   };
 }
 

@@ -221,6 +221,185 @@ describe("simulator over HTTP", () => {
   });
 });
 
+/** A results URL from any form of `paging.next` (URL, path, query string, page number). */
+function resolveNext(server, jobUid, next) {
+  const results = `${server.url}/jobs/${jobUid}/results`;
+  if (typeof next === "number" || /^\d+$/.test(next)) return `${results}?page=${next}`;
+  if (next.startsWith("?")) return `${results}${next}`;
+  return new URL(next, server.origin).href;
+}
+
+describe("the API's open points", () => {
+  const clock = manualClock(Date.UTC(2025, 0, 1));
+  let server;
+  before(async () => {
+    server = await startSimServer({ clock, seed: 5 });
+  });
+  after(() => server.close());
+
+  test("pages hold 1000 rows by default", async () => {
+    const { jobUid } = server.sim.createJob({ rows: 2500, durationMs: 0 });
+    const sizes = [];
+    let url = `${server.url}/jobs/${jobUid}/results`;
+    while (url) {
+      const body = await (await fetch(url, { headers: AUTH })).json();
+      sizes.push(body.results.length);
+      url = body.paging.next;
+    }
+    assert.deepEqual(sizes, [1000, 1000, 500]);
+  });
+
+  for (const pageBase of [1, 0]) {
+    for (const [nextForm, type] of [
+      ["url", "string"],
+      ["path", "string"],
+      ["query", "string"],
+      ["page", "number"],
+      ["pageString", "string"],
+    ]) {
+      test(`paging.next as ${nextForm}, pages counted from ${pageBase}: every row once`, async () => {
+        const { jobUid } = server.sim.createJob({ rows: 25, durationMs: 0, pageSize: 10, nextForm, pageBase });
+        const first = (await getJson(server, `/jobs/${jobUid}/results`)).body;
+        const next = first.paging.next;
+        assert.equal(typeof next, type);
+        const second = pageBase + 1;
+        const expected = {
+          url: `${server.url}/jobs/${jobUid}/results?page=${second}`,
+          path: `/v3/jobs/${jobUid}/results?page=${second}`,
+          query: `?page=${second}`,
+          page: second,
+          pageString: String(second),
+        }[nextForm];
+        assert.equal(next, expected);
+        const rows = [...first.results];
+        let link = next;
+        while (link !== null) {
+          const body = await (await fetch(resolveNext(server, jobUid, link), { headers: AUTH })).json();
+          rows.push(...body.results);
+          link = body.paging.next;
+        }
+        assert.deepEqual(
+          rows.map((r) => r.index),
+          Array.from({ length: 25 }, (_, i) => i),
+        );
+        // ?page=N is served the same way whatever form `next` takes.
+        const byNumber = (await getJson(server, `/jobs/${jobUid}/results?page=${pageBase}`)).body;
+        assert.deepEqual(byNumber, first);
+        const below = await getJson(server, `/jobs/${jobUid}/results?page=${pageBase - 1}`);
+        assert.equal(below.status, 400);
+      });
+    }
+  }
+
+  test("outcome completed; statuses in upper or title case on the wire", async () => {
+    const completed = server.sim.createJob({ rows: 3, durationMs: 0, outcome: "completed" });
+    assert.equal((await getJson(server, `/jobs/${completed.jobUid}`)).body.status, "completed");
+    assert.equal(server.sim.job(completed.jobUid).status, "completed");
+    const upper = server.sim.createJob({ rows: 10, durationMs: 1000, statusCase: "upper" });
+    const title = server.sim.createJob({ rows: 10, durationMs: 1000, statusCase: "title", outcome: "warning" });
+    assert.equal((await getJson(server, `/jobs/${upper.jobUid}`)).body.status, "RUNNING");
+    assert.equal((await getJson(server, `/jobs/${title.jobUid}`)).body.status, "Running");
+    clock.advance(1000);
+    assert.equal((await getJson(server, `/jobs/${upper.jobUid}`)).body.status, "FINISHED");
+    assert.equal((await getJson(server, `/jobs/${title.jobUid}`)).body.status, "Warning");
+  });
+
+  test("resultsWhilePending 404: results are 404 {message} while the run itself is 200 pending", async () => {
+    const { jobUid } = server.sim.createJob({ rows: 10, durationMs: 1000, startDelayMs: 500, resultsWhilePending: 404 });
+    const run = await getJson(server, `/jobs/${jobUid}`);
+    assert.deepEqual([run.status, run.body.status], [200, "pending"]);
+    const results = await getJson(server, `/jobs/${jobUid}/results`);
+    assert.equal(results.status, 404);
+    assert.deepEqual(Object.keys(results.body), ["message"]);
+    clock.advance(500);
+    assert.equal((await getJson(server, `/jobs/${jobUid}/results`)).status, 200);
+  });
+
+  test("countLagMs: row_count reports the rows of that long ago, also just after the end", async () => {
+    const { jobUid } = server.sim.createJob({ rows: 100, durationMs: 1000, countLagMs: 300 });
+    clock.advance(500);
+    let run = (await getJson(server, `/jobs/${jobUid}`)).body;
+    let readable = (await getJson(server, `/jobs/${jobUid}/results`)).body.results.length;
+    assert.deepEqual([run.row_count, readable], [20, 50]);
+    clock.advance(600); // ended 100 ms ago
+    run = (await getJson(server, `/jobs/${jobUid}`)).body;
+    readable = (await getJson(server, `/jobs/${jobUid}/results`)).body.results.length;
+    assert.deepEqual([run.status, run.row_count, readable], ["finished", 80, 100]);
+    clock.advance(200);
+    assert.equal((await getJson(server, `/jobs/${jobUid}`)).body.row_count, 100);
+  });
+
+  test("arrival in bursts: rows appear in n steps, quiet in between", async () => {
+    const { jobUid } = server.sim.createJob({ rows: 100, durationMs: 4000, arrival: { bursts: 4 } });
+    const seen = [];
+    for (const step of [999, 1, 998, 2, 1000]) {
+      clock.advance(step);
+      seen.push((await getJson(server, `/jobs/${jobUid}/results`)).body.results.length);
+    }
+    assert.deepEqual(seen, [0, 25, 25, 50, 75]);
+    assert.throws(() => server.sim.createJob({ arrival: { bursts: 0 } }), TypeError);
+  });
+
+  test("errorShape v4: errors carry error_label, error_scope, error_ref, message, status_code, params", async () => {
+    const v4 = await startSimServer({ clock, errorShape: "v4" });
+    try {
+      const keys = ["error_label", "error_scope", "error_ref", "message", "status_code", "params"];
+      const wrongKey = await getJson(v4, "/jobs/x", { headers: { authorization: "x-api-key nope" } });
+      assert.deepEqual(Object.keys(wrongKey.body), keys);
+      assert.deepEqual([wrongKey.body.error_label, wrongKey.body.status_code], ["UNAUTHORIZED", 401]);
+      const missing = await getJson(v4, "/jobs/no-such-job");
+      assert.deepEqual([missing.status, missing.body.error_label], [404, "NOT_FOUND"]);
+      const failed = v4.sim.createJob({ rows: 5, durationMs: 0, outcome: "allInputsFailed" });
+      const results = await getJson(v4, `/jobs/${failed.jobUid}/results`);
+      assert.deepEqual([results.status, results.body.error_label, results.body.message], [400, "ALL_INPUTS_FAILED", "All Inputs Failed"]);
+    } finally {
+      await v4.close();
+    }
+    // Per job too, on the default (v3) simulator.
+    const { jobUid } = server.sim.createJob({ rows: 5, durationMs: 0, errorShape: "v4", faults: { script: [{ kind: "run", nth: 1, respond: 503 }] } });
+    const res = await getJson(server, `/jobs/${jobUid}`);
+    assert.deepEqual([res.status, res.body.error_label, res.body.status_code], [503, "SERVICE_UNAVAILABLE", 503]);
+  });
+
+  test("rateLimitReset: 429s carry X-RateLimit-Reset as seconds or a Unix time", async () => {
+    const script = [{ kind: "results", nth: 1, respond: 429, retryAfter: 3 }];
+    const delta = server.sim.createJob({ rows: 1, durationMs: 0, faults: { rateLimitReset: "delta", script } });
+    const epoch = server.sim.createJob({ rows: 1, durationMs: 0, faults: { rateLimitReset: "epoch", script } });
+    const a = await call(server, `/jobs/${delta.jobUid}/results`);
+    const b = await call(server, `/jobs/${epoch.jobUid}/results`);
+    assert.deepEqual([a.status, a.headers.get("x-ratelimit-reset"), a.headers.get("retry-after")], [429, "3", "3"]);
+    assert.deepEqual([b.status, b.headers.get("x-ratelimit-reset")], [429, String(Math.ceil(clock.now() / 1000) + 3)]);
+    assert.match(a.headers.get("access-control-expose-headers"), /x-ratelimit-reset/);
+    assert.throws(() => server.sim.createJob({ faults: { rateLimitReset: "soon" } }), TypeError);
+  });
+
+  test("cors false: preflights refused and no CORS header; a list allows only its origins", async () => {
+    const preflight = (target, origin) =>
+      fetch(`${target.url}/jobs/x/results`, {
+        method: "OPTIONS",
+        headers: { origin, "access-control-request-method": "GET", "access-control-request-headers": "authorization" },
+      });
+    const closed = await startSimServer({ clock, cors: false });
+    const listed = await startSimServer({ clock, cors: ["http://127.0.0.1:5173"] });
+    try {
+      const refused = await preflight(closed, "http://127.0.0.1:5173");
+      assert.equal(refused.status, 405);
+      assert.equal(refused.headers.get("access-control-allow-origin"), null);
+      const get = await call(closed, "/jobs/x");
+      assert.equal(get.headers.get("access-control-allow-origin"), null);
+      assert.equal(closed.sim.stats().requests.preflight, 1);
+      const ok = await preflight(listed, "http://127.0.0.1:5173");
+      assert.deepEqual([ok.status, ok.headers.get("access-control-allow-origin")], [204, "http://127.0.0.1:5173"]);
+      const other = await preflight(listed, "http://127.0.0.1:9999");
+      assert.deepEqual([other.status, other.headers.get("access-control-allow-origin")], [405, null]);
+    } finally {
+      await closed.close();
+      await listed.close();
+    }
+    assert.throws(() => createSim({ cors: "yes" }), TypeError);
+  });
+});
+
 describe("counters", () => {
   test("requests and response bytes per kind, with a log a test can read", async () => {
     const server = await startSimServer({ clock: manualClock(0) });
@@ -455,7 +634,7 @@ describe("webhook", () => {
   });
   after(() => new Promise((r) => receiver.close(r)));
 
-  test("POSTed with custom headers when a job ends (manual clock: noticed on the next request)", async () => {
+  test("Created when a job starts; Succeeded/Failed when it ends (manual clock: noticed on the next request)", async () => {
     const clock = manualClock(0);
     const server = await startSimServer({
       clock,
@@ -466,21 +645,28 @@ describe("webhook", () => {
       const failed = server.sim.createJob({ rows: 5, durationMs: 1000, outcome: "shutdown" });
       await call(server, `/jobs/${ok.jobUid}`);
       await server.sim.webhooksSettled();
-      assert.equal(received.length, 0, "no webhook while running");
+      const created = received.map((r) => [r.body.job_uid, r.body.message, r.body.error]);
+      assert.deepEqual(created, [
+        [ok.jobUid, "Job successfully created.", null],
+        [failed.jobUid, "Job successfully created.", null],
+      ]);
       clock.advance(1000);
       await call(server, `/jobs/${ok.jobUid}`);
       await server.sim.webhooksSettled();
-      const byJob = Object.fromEntries(received.map((r) => [r.body.job_uid, r]));
-      assert.equal(byJob[ok.jobUid].body.message, "Job successfully finished.");
+      const ends = received.slice(2);
+      const byJob = Object.fromEntries(ends.map((r) => [r.body.job_uid, r]));
+      assert.deepEqual([byJob[ok.jobUid].body.message, byJob[ok.jobUid].body.error], ["Job successfully finished.", null]);
       assert.equal(byJob[ok.jobUid].body.job_name, "Hooked");
       assert.equal(byJob[ok.jobUid].headers["x-hook-secret"], "s3cret");
       assert.equal(byJob[failed.jobUid].body.message, "Job failed.");
+      assert.equal(typeof byJob[failed.jobUid].body.error, "string");
       for (const key of [
         "uid",
         "job_uid",
         "message",
         "project_uid",
         "error",
+        "recipe_ref",
         "workflow_uid",
         "workflow_name",
         "job_name",
@@ -489,10 +675,15 @@ describe("webhook", () => {
       }
       server.sim.tick();
       await server.sim.webhooksSettled();
-      assert.equal(received.length, 2, "each job notified once");
-      assert.equal(
-        server.sim.webhooks().every((w) => w.status === 200),
-        true,
+      assert.equal(received.length, 4, "each job notified once per event");
+      assert.deepEqual(
+        server.sim.webhooks().map((w) => [w.event, w.status]),
+        [
+          ["created", 200],
+          ["created", 200],
+          ["succeeded", 200],
+          ["failed", 200],
+        ],
       );
     } finally {
       await server.close();
@@ -501,7 +692,7 @@ describe("webhook", () => {
   });
 
   test("with the wall clock a timer sends it when the run ends; stop() sends it at once", async () => {
-    const server = await startSimServer({ webhook: { url: receiverUrl } });
+    const server = await startSimServer({ webhook: { url: receiverUrl, events: ["succeeded", "failed"] } });
     try {
       const timed = server.sim.createJob({ rows: 5, durationMs: 50 });
       const stopped = server.sim.createJob({ rows: 5, durationMs: 60000 });
@@ -511,6 +702,56 @@ describe("webhook", () => {
       assert.deepEqual(messages, { [timed.jobUid]: "Job successfully finished.", [stopped.jobUid]: "Job failed." });
     } finally {
       await server.close();
+      received.length = 0;
+    }
+  });
+
+  test("Created waits for the job to start (startDelayMs); a job stopped while pending never had it", async () => {
+    const clock = manualClock(0);
+    const server = await startSimServer({ clock, webhook: { url: receiverUrl, events: ["created"] } });
+    try {
+      const late = server.sim.createJob({ rows: 5, durationMs: 1000, startDelayMs: 500 });
+      const never = server.sim.createJob({ rows: 5, durationMs: 1000, startDelayMs: 500 });
+      server.sim.stop(never.jobUid);
+      await server.sim.webhooksSettled();
+      assert.equal(received.length, 0, "not before the start");
+      clock.advance(500);
+      await call(server, `/jobs/${late.jobUid}`);
+      await server.sim.webhooksSettled();
+      assert.deepEqual(
+        received.map((r) => [r.body.job_uid, r.body.message]),
+        [[late.jobUid, "Job successfully created."]],
+      );
+    } finally {
+      await server.close();
+      received.length = 0;
+    }
+  });
+
+  test("webhookLeadMs: the success webhook comes before the API's status says finished", async () => {
+    const clock = manualClock(0);
+    const server = await startSimServer({ clock, webhook: { url: receiverUrl, events: ["succeeded"] } });
+    try {
+      const { jobUid } = server.sim.createJob({ rows: 100, durationMs: 1000, webhookLeadMs: 400 });
+      clock.advance(500);
+      server.sim.tick();
+      await server.sim.webhooksSettled();
+      assert.equal(received.length, 0, "not yet: 500 ms before the end");
+      clock.advance(100); // 400 ms before the end
+      const run = (await getJson(server, `/jobs/${jobUid}`)).body;
+      await server.sim.webhooksSettled();
+      assert.deepEqual(
+        received.map((r) => r.body.message),
+        ["Job successfully finished."],
+      );
+      assert.deepEqual([run.status, run.row_count], ["running", 60], "the API still says running");
+      clock.advance(400);
+      assert.equal((await getJson(server, `/jobs/${jobUid}`)).body.status, "finished");
+      await server.sim.webhooksSettled();
+      assert.equal(received.length, 1, "sent once");
+    } finally {
+      await server.close();
+      received.length = 0;
     }
   });
 });

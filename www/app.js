@@ -294,11 +294,18 @@ function initSettingsForm() {
   form.elements.namedItem("baseUrl").value = settings.baseUrl;
   form.elements.namedItem("projectId").value = settings.projectId;
   form.elements.namedItem("apiKey").value = settings.apiKey;
+  form.elements.namedItem("readToken").value = settings.readToken;
   for (const radio of form.querySelectorAll("input[name=mode]")) radio.checked = radio.value === settings.mode;
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const value = (name) => form.elements.namedItem(name).value.trim();
-    settings = { mode: value("mode") === "api" ? "api" : "sim", baseUrl: value("baseUrl"), projectId: value("projectId"), apiKey: value("apiKey") };
+    settings = {
+      mode: value("mode") === "api" ? "api" : "sim",
+      baseUrl: value("baseUrl"),
+      projectId: value("projectId"),
+      apiKey: value("apiKey"),
+      readToken: value("readToken"),
+    };
     saveSettings(settings);
     applySettingsToPage();
   });

@@ -1,13 +1,16 @@
 // Where the page polls: the simulator on this origin (default) or a real API / proxy.
-// The base URL and project id are remembered (localStorage); the key only for this tab
-// (sessionStorage), so it is gone when the tab closes.
+// The base URL and project id are remembered (localStorage); the API key and a proxy's read
+// token only for this tab (sessionStorage), so they are gone when the tab closes.
 import { SIM_CONNECTION } from "./simulator-client.js";
 
 const KEY = "captaindata-poller-demo:settings";
 const SECRET_KEY = "captaindata-poller-demo:api-key";
+const TOKEN_KEY = "captaindata-poller-demo:read-token";
+/** The header the project's worker reads a run's read token from (worker/README.md). */
+export const READ_TOKEN_HEADER = "x-read-token";
 export const DEFAULT_BASE_URL = "https://api.captaindata.co/v3";
 
-/** @returns {{ mode: "sim" | "api", baseUrl: string, projectId: string, apiKey: string }} */
+/** @returns {{ mode: "sim" | "api", baseUrl: string, projectId: string, apiKey: string, readToken: string }} */
 export function loadSettings() {
   let stored = {};
   try {
@@ -20,13 +23,19 @@ export function loadSettings() {
     baseUrl: typeof stored.baseUrl === "string" ? stored.baseUrl : "",
     projectId: typeof stored.projectId === "string" ? stored.projectId : "",
     apiKey: sessionStorage.getItem(SECRET_KEY) ?? "",
+    readToken: sessionStorage.getItem(TOKEN_KEY) ?? "",
   };
 }
 
-export function saveSettings({ mode, baseUrl, projectId, apiKey }) {
+function keepForTab(name, value) {
+  if (value) sessionStorage.setItem(name, value);
+  else sessionStorage.removeItem(name);
+}
+
+export function saveSettings({ mode, baseUrl, projectId, apiKey, readToken }) {
   localStorage.setItem(KEY, JSON.stringify({ mode, baseUrl, projectId }));
-  if (apiKey) sessionStorage.setItem(SECRET_KEY, apiKey);
-  else sessionStorage.removeItem(SECRET_KEY);
+  keepForTab(SECRET_KEY, apiKey);
+  keepForTab(TOKEN_KEY, readToken);
 }
 
 /** JobPoller connection options for the settings; empty fields are left out (a proxy adds them). */
@@ -35,6 +44,7 @@ export function connectionFor(settings) {
   const connection = { baseUrl: settings.baseUrl || DEFAULT_BASE_URL };
   if (settings.apiKey) connection.apiKey = settings.apiKey;
   if (settings.projectId) connection.projectId = settings.projectId;
+  if (settings.readToken) connection.headers = { [READ_TOKEN_HEADER]: settings.readToken };
   return connection;
 }
 
@@ -42,5 +52,6 @@ export function connectionFor(settings) {
 export function describeMode(settings) {
   if (settings.mode === "sim") return "Polling the built-in simulator on this machine (offline). Settings switch to a real API or proxy.";
   const base = settings.baseUrl || DEFAULT_BASE_URL;
-  return `Polling ${base}${settings.apiKey ? " with the key from Settings" : " (no key: a proxy must add it)"}.`;
+  const how = settings.apiKey ? " with the key from Settings" : settings.readToken ? " with the run's read token (a proxy adds the key)" : " (no key: a proxy must add it)";
+  return `Polling ${base}${how}.`;
 }

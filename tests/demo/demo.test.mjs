@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startDemoServer } from "../../scripts/start.mjs";
+import { startSimServer } from "../../sim/server.mjs";
 import { launchBrowser, outputPath, rowIds, shownRowIds, startSimulatedRun, waitForState, watchConsole } from "./browser-fixture.mjs";
 
 let demo;
@@ -120,4 +121,36 @@ test("settings: a real API with a wrong key shows what to check, and the key is 
   assert.ok(!stored.includes("sk-wrong-KEY-123"), "the key is not in localStorage");
   assert.ok(!(await page.locator("body").innerText()).includes("sk-wrong-KEY-123"), "the key is not shown anywhere");
   await context.close();
+});
+
+test("an API that answers no CORS preflight: the browser blocks the request, nothing is read", async () => {
+  // The simulator on another origin, answering like a server without CORS (sim option cors: false).
+  const api = await startSimServer({ cors: false });
+  const { context, page, problems } = await openDemo();
+  try {
+    const { jobUid } = api.sim.createJob({ rows: 10, durationMs: 0 });
+    await page.locator("#settings summary").click();
+    const settings = page.locator("#settings-form");
+    await settings.getByLabel("A real API or a proxy").check();
+    await settings.getByLabel("Base URL").fill(api.url);
+    await settings.getByLabel("API key").fill("sim-key");
+    await settings.getByLabel("Project id").fill("sim-project");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    const poll = page.locator("#poll-form");
+    await poll.getByLabel("jobUid").fill(jobUid);
+    await poll.getByLabel("Poll every (ms)").fill("100");
+    await poll.getByRole("button", { name: "Poll this run" }).click();
+    // Each attempt is a refused preflight; the GET itself never leaves the browser.
+    for (let i = 0; i < 200 && api.sim.stats().requests.preflight < 2; i++) await page.waitForTimeout(50);
+    const { requests } = api.sim.stats();
+    assert.ok(requests.preflight >= 2, `preflights: ${requests.preflight}`);
+    assert.deepEqual([requests.run, requests.results], [0, 0], "no API request got through");
+    assert.deepEqual(await shownRowIds(page), []);
+    assert.ok(problems.some((p) => /CORS/i.test(p)), `the console names CORS: ${problems.join(" / ")}`);
+    await page.getByRole("button", { name: "Stop" }).click();
+    await waitForState(page, "stopped");
+  } finally {
+    await context.close();
+    await api.close();
+  }
 });

@@ -16,7 +16,8 @@ test("a webhook with the right secret finishes the run at once, without a tick",
   await wait(200); // the first step has read the few rows there are
   w.sim.finish(jobUid); // Captain Data (the simulator) POSTs its webhook to the worker
   await w.sim.webhooksSettled();
-  assert.deepEqual(w.sim.webhooks().filter((h) => h.jobUid === jobUid).map((h) => h.status), [202]);
+  const hooks = w.sim.webhooks().filter((h) => h.jobUid === jobUid);
+  assert.deepEqual(hooks.map((h) => [h.event, h.status]), [["created", 200], ["succeeded", 202]], "Created is acknowledged, the end accepted");
   const end = await w.untilDone(jobUid, token, { ticking: false, timeoutMs: 5000 });
   assert.equal(end.status, "finished");
   assert.deepEqual((await w.rows(jobUid, token)).map((r) => r.id), rowIds(60));
@@ -105,6 +106,55 @@ test("CORS: configured origins only; a preflight allows the read-token header", 
     assert.equal(res.status, 403, origin);
     assert.equal(res.headers.get("access-control-allow-origin"), null);
   }
+});
+
+test("a malformed read token (not base64: length ≡ 1 mod 4) is refused with 403, not a server error", async () => {
+  const { jobUid } = w.sim.createJob({ rows: 5, durationMs: 0 });
+  await w.track(jobUid);
+  for (const token of ["a", "abcde", "A".repeat(41)]) {
+    for (const path of [`/v3/jobs/${jobUid}`, `/v3/jobs/${jobUid}/results`]) {
+      const res = await w.call(path, { headers: { "x-read-token": token } });
+      assert.equal(res.status, 403, `${path} with a ${token.length}-character token`);
+    }
+  }
+});
+
+test("the 1 MiB body limit counts bytes: 600 k \"é\" (1.2 MB, 0.6 Mi UTF-16 units) is 413", async () => {
+  const padded = (n) => ({ job_uid: "never-tracked", message: "Job failed.", pad: "é".repeat(n) });
+  const tooBig = await w.webhook(padded(600_000));
+  assert.equal(tooBig.status, 413);
+  const fits = await w.webhook(padded(500_000)); // 1 000 000 bytes + the rest: under 1 MiB
+  assert.deepEqual([fits.status, fits.body.state], [200, "unknown"]);
+  const launch = await w.schedule("wf-1", { job_name: "é".repeat(600_000), steps: [], inputs: [{ url: "a" }] });
+  assert.equal(launch.status, 413);
+});
+
+test("schedule: a job_uid Captain Data answers that is not a valid id is a 502, and nothing is tracked", async () => {
+  const before = await w.registryStats();
+  const body = { job_name: "x", steps: [], inputs: [{ url: "a" }] };
+  try {
+    for (const jobUid of ["../../etc", "a b", "", 42]) {
+      w.hooks.intercept = (request) =>
+        new URL(request.url).pathname.endsWith("/schedule")
+          ? Response.json({ message: "Bot successfully scheduled.", job_uid: jobUid, workflow: { uid: "wf-1" } })
+          : undefined;
+      const res = await w.schedule("wf-1", body);
+      assert.equal(res.status, 502, `job_uid ${JSON.stringify(jobUid)}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.read_token, undefined);
+    }
+  } finally {
+    w.hooks.intercept = undefined;
+  }
+  const after = await w.registryStats();
+  assert.equal(after.active + after.retired, before.active + before.retired, "no run was added to the registry");
+});
+
+test("a run Captain Data does not know is 404 on /results too, not an empty page", async () => {
+  const token = await w.track("unknown-to-the-api");
+  await w.until(async () => (await w.run("unknown-to-the-api", token)).status === 404, "the run to be reported missing");
+  const results = await w.call("/v3/jobs/unknown-to-the-api/results", { headers: { "x-read-token": token } });
+  assert.equal(results.status, 404);
+  assert.ok(!JSON.stringify(results.body).includes("results"), JSON.stringify(results.body));
 });
 
 test("the API key is in no response and no outbound URL; it is only sent as a header", async () => {

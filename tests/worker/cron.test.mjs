@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { makeRow } from "../../sim/rows.js";
-import { rowIds, startWorker, wait } from "./worker-fixture.mjs";
+import { SECRETS, rowIds, startWorker, wait } from "./worker-fixture.mjs";
 
 let w;
 before(async () => {
@@ -13,7 +13,7 @@ before(async () => {
 after(() => w.close());
 
 test("rows accumulate across cron ticks and match the simulator exactly once", async () => {
-  const { jobUid } = w.sim.createJob({ rows: 120, durationMs: 2000, pageSize: 10 });
+  const { jobUid } = w.sim.createJob({ rows: 120, durationMs: 4000, pageSize: 10 });
   const token = await w.track(jobUid);
   const counts = [];
   let status;
@@ -85,7 +85,7 @@ test("overlapping ticks and duplicate webhooks lose and duplicate nothing", asyn
   assert.equal((await w.run(jobUid, token)).body.row_count, 300);
 });
 
-test("a step whose retries run out is resumed by the next tick, not given up", async () => {
+test("a step whose retries run out is resumed after its back-off, not given up", async () => {
   const flaky = await startWorker({ bindings: { POLL_INTERVAL_MS: "0", RETRY_RETRIES: "0" }, sim: { webhook: null } });
   try {
     const { jobUid } = flaky.sim.createJob({ rows: 80, durationMs: 300, pageSize: 10, faults: { rate5xx: 0.3 } });
@@ -95,6 +95,51 @@ test("a step whose retries run out is resumed by the next tick, not given up", a
     const statuses = flaky.sim.stats(jobUid).log.map((e) => e.status);
     assert.ok(statuses.filter((s) => s >= 500).length >= 2, `5xx answers: ${statuses}`);
     assert.deepEqual((await flaky.rows(jobUid, token)).map((r) => r.id), rowIds(80));
+  } finally {
+    await flaky.close();
+  }
+});
+
+test("the back-off after a failed step is kept: cron ticks do not step the run earlier", async () => {
+  const backoffMs = 1500;
+  const slow = await startWorker({
+    bindings: { POLL_INTERVAL_MS: "0", RETRY_RETRIES: "0", FAILED_STEP_BACKOFF_MS: String(backoffMs) },
+    sim: { webhook: null },
+  });
+  try {
+    const { jobUid } = slow.sim.createJob({ rows: 30, durationMs: 0, pageSize: 10, faults: { script: [{ kind: "any", nth: 1, respond: 503 }] } });
+    const token = await slow.track(jobUid);
+    await slow.until(() => slow.sim.stats(jobUid).log.some((e) => e.status === 503), "the failed first request");
+    for (let i = 0; i < 5; i++) await slow.tick(); // each tick kicks the run
+    const end = await slow.untilDone(jobUid, token);
+    assert.equal(end.status, "finished");
+    const [failed, next] = slow.sim.stats(jobUid).log;
+    assert.equal(failed.status, 503);
+    assert.ok(next.t - failed.t >= backoffMs - 50, `the next request came ${next.t - failed.t} ms after the failure`);
+    assert.deepEqual((await slow.rows(jobUid, token)).map((r) => r.id), rowIds(30));
+  } finally {
+    await slow.close();
+  }
+});
+
+test("a run given up after MAX_FAILED_STEPS is resumed by tracking it again, and ends with every row", async () => {
+  const flaky = await startWorker({ bindings: { POLL_INTERVAL_MS: "0", RETRY_RETRIES: "0", MAX_FAILED_STEPS: "2" }, sim: { webhook: null } });
+  try {
+    const faults = { script: [{ kind: "any", nth: 1, respond: 503, count: 2 }] };
+    const { jobUid } = flaky.sim.createJob({ rows: 30, durationMs: 0, pageSize: 10, faults });
+    const token = await flaky.track(jobUid);
+    const given = await flaky.untilDone(jobUid, token, { ticking: false });
+    assert.equal(given.status, "shutdown");
+    assert.match(given.error_message, /stopped polling this run \(RETRIES_EXHAUSTED\)/);
+    assert.equal(given.row_count, 0);
+    const again = await flaky.call(`/v3/jobs/${jobUid}/track`, { method: "POST", headers: { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` } });
+    assert.deepEqual([again.status, again.body.resumed, again.body.read_token], [200, true, token]);
+    const end = await flaky.untilDone(jobUid, token, { ticking: false });
+    assert.deepEqual([end.status, end.error_message], ["finished", null]);
+    assert.deepEqual((await flaky.rows(jobUid, token)).map((r) => r.id), rowIds(30));
+    // A run that ended well is not resumed: tracking it again changes nothing.
+    const done = await flaky.call(`/v3/jobs/${jobUid}/track`, { method: "POST", headers: { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` } });
+    assert.deepEqual([done.status, done.body.resumed], [200, false]);
   } finally {
     await flaky.close();
   }

@@ -12,8 +12,15 @@ export const SECRETS = { ...LOCAL_SECRETS, CAPTAINDATA_API_KEY: API_KEY, CAPTAIN
 const ADMIN = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` };
 export const WEBHOOK_HEADERS = { "x-webhook-secret": SECRETS.WEBHOOK_SECRET };
 
-/** Fast retries so faults cost milliseconds, not seconds. */
-const FAST_BINDINGS = { RETRY_RETRIES: "8", RETRY_MIN_DELAY_MS: "5", RETRY_MAX_DELAY_MS: "40", REQUEST_TIMEOUT_MS: "3000", STEP_DEADLINE_MS: "5000" };
+/** Fast retries and back-off so faults cost milliseconds, not seconds. */
+const FAST_BINDINGS = {
+  RETRY_RETRIES: "8",
+  RETRY_MIN_DELAY_MS: "5",
+  RETRY_MAX_DELAY_MS: "40",
+  REQUEST_TIMEOUT_MS: "3000",
+  STEP_DEADLINE_MS: "5000",
+  FAILED_STEP_BACKOFF_MS: "50",
+};
 
 export const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -31,12 +38,17 @@ function freePort() {
   });
 }
 
-/** Forwards the worker's fetches to the simulator; anything else is refused and recorded. */
-function outboundTo(server, outbound) {
+/**
+ * Forwards the worker's fetches to the simulator; anything else is refused and recorded.
+ * `hooks.intercept(request)` may answer a request in the simulator's place (a Response) first.
+ */
+function outboundTo(server, outbound, hooks) {
   return async (request) => {
     const url = new URL(request.url);
     const record = { url: request.url, step: request.headers.get("x-poller-step"), authorization: request.headers.get("authorization") };
     outbound.push(record);
+    const replaced = await hooks.intercept?.(request);
+    if (replaced) return replaced;
     if (url.origin !== server.origin) {
       record.refused = true;
       return new Response("outbound traffic outside the simulator is refused in tests", { status: 502 });
@@ -61,21 +73,23 @@ export async function startWorker({ bindings = {}, sim = {} } = {}) {
     ...sim,
   });
   const outbound = [];
+  const hooks = {};
   const mf = new Miniflare(
     miniflareOptions({
       baseUrl: server.url,
       port,
-      outboundService: outboundTo(server, outbound),
+      outboundService: outboundTo(server, outbound, hooks),
       bindings: { ...SECRETS, ...FAST_BINDINGS, CAPTAINDATA_BASE_URL: server.url, ...bindings },
     }),
   );
   await mf.ready;
-  return new WorkerHarness(mf, server, outbound, workerOrigin);
+  return new WorkerHarness(mf, server, outbound, workerOrigin, hooks);
 }
 
 class WorkerHarness {
-  constructor(mf, server, outbound, origin) {
-    Object.assign(this, { mf, server, sim: server.sim, outbound, origin, responses: 0 });
+  /** `hooks.intercept = (request) => Response | undefined` answers outbound requests in the simulator's place. */
+  constructor(mf, server, outbound, origin, hooks) {
+    Object.assign(this, { mf, server, sim: server.sim, outbound, origin, hooks, responses: 0 });
   }
 
   /** A request to the worker over HTTP; every response is checked for the API key. */
@@ -171,6 +185,17 @@ class WorkerHarness {
       if (log.length > 0 && log.length === count && log.every((e) => e.status !== null)) return;
       count = log.length;
       await wait(quietMs);
+    }
+  }
+
+  /** Resolves once `check()` is truthy (polled every `everyMs`); fails after `timeoutMs` with `what`. */
+  async until(check, what, { timeoutMs = 10000, everyMs = 50 } = {}) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await check();
+      if (value) return value;
+      assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
+      await wait(everyMs);
     }
   }
 

@@ -16,7 +16,12 @@ function base64url(bytes) {
 
 function fromBase64url(text) {
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(text)) return null;
-  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  let binary;
+  try {
+    binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  } catch {
+    return null; // e.g. a length ≡ 1 (mod 4): not base64 at all, so not a token
+  }
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 

@@ -5,9 +5,10 @@ const DEFAULTS = Object.freeze({
   SUBREQUEST_BUDGET: 50,
   STEP_DEADLINE_MS: 25000,
   POLL_INTERVAL_MS: 15000,
-  PAGE_SIZE: 100,
+  PAGE_SIZE: 1000,
   FANOUT_CHUNK: 0, // 0: derived from the subrequest budget
   MAX_FAILED_STEPS: 20,
+  FAILED_STEP_BACKOFF_MS: 2000,
   REQUEST_TIMEOUT_MS: 20000,
   RETRY_RETRIES: 3,
   RETRY_MIN_DELAY_MS: 1000,
@@ -47,6 +48,7 @@ export function settings(env) {
     pollIntervalMs: count(env, "POLL_INTERVAL_MS"),
     pageSize: Math.max(1, count(env, "PAGE_SIZE")),
     maxFailedSteps: Math.max(1, count(env, "MAX_FAILED_STEPS")),
+    failedStepBackoffMs: count(env, "FAILED_STEP_BACKOFF_MS"),
     timeoutMs: count(env, "REQUEST_TIMEOUT_MS"),
     retry: {
       retries: count(env, "RETRY_RETRIES"),

@@ -4,12 +4,14 @@ import { bearer, checkReadToken, cors, preflightHeaders, READ_TOKEN_HEADER, read
 import { connection, MissingSecret, secret, settings } from "./config.js";
 import { registryOf, trackerOf } from "./registry.js";
 import { isRunId, route } from "./routes.js";
+import { webhookEvent, webhookHint } from "./webhook-events.js";
 
 export { Registry } from "./registry.js";
 export { RunTracker } from "./run-tracker.js";
 
 const WEBHOOK_HEADER = "x-webhook-secret";
 const MAX_BODY_BYTES = 1 << 20;
+const decoder = new TextDecoder();
 
 function json(status, body, headers = {}) {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
@@ -17,11 +19,14 @@ function json(status, body, headers = {}) {
 
 const problem = (status, message) => json(status, { message });
 
+/** The request's JSON body, at most MAX_BODY_BYTES bytes (UTF-8 bytes, not UTF-16 units). */
 async function readJson(request) {
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) return { error: problem(413, "Body too large") };
+  const declared = Number(request.headers.get("content-length"));
+  if (declared > MAX_BODY_BYTES) return { error: problem(413, "Body too large") };
+  const bytes = await request.arrayBuffer();
+  if (bytes.byteLength > MAX_BODY_BYTES) return { error: problem(413, "Body too large") };
   try {
-    return { body: JSON.parse(text) };
+    return { body: JSON.parse(decoder.decode(bytes)) };
   } catch {
     return { error: problem(400, "Body must be JSON") };
   }
@@ -30,8 +35,8 @@ async function readJson(request) {
 /** Starts tracking a run: registry first, so a run that is stepping is always swept too. */
 async function track(env, jobUid, info) {
   await registryOf(env).add(jobUid);
-  const { created } = await trackerOf(env, jobUid).track(jobUid, info);
-  return { job_uid: jobUid, read_token: await readToken(secret(env, "READ_TOKEN_SECRET"), jobUid), created };
+  const { created, resumed } = await trackerOf(env, jobUid).track(jobUid, info);
+  return { job_uid: jobUid, read_token: await readToken(secret(env, "READ_TOKEN_SECRET"), jobUid), created, resumed };
 }
 
 async function schedule(request, env, workflowUid) {
@@ -46,11 +51,17 @@ async function schedule(request, env, workflowUid) {
     const status = e?.status >= 400 && e?.status < 500 && e.code !== "UNAUTHORIZED" ? e.status : 502;
     return json(status, { message: String(e?.message ?? "schedule failed"), code: e?.code ?? "BAD_RESPONSE" });
   }
+  // The uid names a Durable Object and goes into upstream URLs: only a well-formed one is tracked.
+  if (!isRunId(launched.jobUid)) {
+    console.error("schedule: Captain Data answered without a valid job_uid; nothing tracked");
+    return json(502, { message: "Captain Data answered without a valid job_uid", code: "BAD_RESPONSE" });
+  }
   const name = typeof body.job_name === "string" ? body.job_name : null;
   const tracked = await track(env, launched.jobUid, { name, workflowUid });
   return json(201, { message: launched.message, workflow: launched.workflow, ...tracked });
 }
 
+/** Tracks a run, or resumes one that ended in an error (e.g. given up after failed steps). */
 async function trackExisting(env, jobUid) {
   const tracked = await track(env, jobUid, {});
   return json(tracked.created ? 201 : 200, tracked);
@@ -78,13 +89,11 @@ async function webhook(request, env) {
   if (error) return error;
   const jobUid = body?.job_uid;
   if (!isRunId(jobUid)) return problem(400, "`job_uid` is missing or invalid");
-  // Only what the final read needs, typed, so a stored webhook can always be replayed.
-  const payload = {
-    job_uid: jobUid,
-    message: typeof body.message === "string" ? body.message.slice(0, 200) : undefined,
-    error: typeof body.error === "boolean" ? body.error : undefined,
-  };
-  const state = await trackerOf(env, jobUid).webhook(payload);
+  // Created and unknown events are acknowledged (so Captain Data does not retry) and change nothing.
+  const event = webhookEvent(body);
+  if (event === null) return json(200, { job_uid: jobUid, state: "ignored" });
+  // An end event is a hint to step now; the run ends when the API's own status says so.
+  const state = await trackerOf(env, jobUid).webhook(webhookHint(jobUid, event, body));
   // An untracked or finished run is acknowledged too, so Captain Data does not retry it.
   return json(state === "accepted" ? 202 : 200, { job_uid: jobUid, state });
 }

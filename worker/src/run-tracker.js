@@ -31,11 +31,21 @@ export class RunTracker extends DurableObject {
   }
 
   /**
-   * Starts tracking (idempotent) and steps at once.
-   * @returns {Promise<{ created: boolean }>}
+   * Starts tracking (idempotent) and steps at once. A run that ended in an error (given up
+   * after MAX_FAILED_STEPS, or failed) is resumed from its cursor: its stored rows are kept.
+   * @returns {Promise<{ created: boolean, resumed: boolean }>}
    */
   async track(jobUid, info = {}) {
-    if (this.load()) return { created: false };
+    const run = this.load();
+    if (run) {
+      if (!run.done || !run.error_code) return { created: false, resumed: false };
+      this.sql.exec(
+        `UPDATE run SET done = 0, error_code = NULL, error_message = NULL, failed_steps = 0, finished_at = NULL,
+           version = version + 1 WHERE id = 1`,
+      );
+      await this.ctx.storage.setAlarm(Date.now());
+      return { created: false, resumed: true };
+    }
     this.sql.exec(
       `INSERT INTO run (id, job_uid, name, workflow_uid, cursor, status, done, row_count, version,
          webhook_gen, failed_steps, steps, created_at) VALUES (1, ?, ?, ?, NULL, 'unknown', 0, 0, 0, 0, 0, 0, ?)`,
@@ -45,7 +55,7 @@ export class RunTracker extends DurableObject {
       Date.now(),
     );
     await this.ctx.storage.setAlarm(Date.now());
-    return { created: true };
+    return { created: true, resumed: false };
   }
 
   /**
@@ -57,13 +67,15 @@ export class RunTracker extends DurableObject {
     if (!run) return "unknown";
     if (run.done) return "done";
     const at = await this.ctx.storage.getAlarm();
-    if (at === null || at > Date.now()) await this.ctx.storage.setAlarm(Date.now());
+    // A run backing off after failed steps keeps its later alarm; a lost alarm is re-armed.
+    if (at === null || (at > Date.now() && run.failed_steps === 0)) await this.ctx.storage.setAlarm(Date.now());
     return "active";
   }
 
   /**
-   * A verified webhook for this run: the next step (now) is a final read. Duplicates only
-   * repeat that read from the stored cursor, so they add no row twice.
+   * A verified end webhook for this run: a hint to step now (the step reads the status and
+   * drains the results; the run ends when the API says so). Duplicates only repeat that read
+   * from the stored cursor, so they add no row twice.
    * @returns {Promise<"accepted" | "done" | "unknown">}
    */
   async webhook(payload) {
@@ -84,7 +96,7 @@ export class RunTracker extends DurableObject {
   /** `GET /jobs/{uid}/results?page=N` body (JSON text), or null when not tracked. */
   resultsPage(page, pageSize, resultsUrl) {
     const run = this.load();
-    if (!run) return null;
+    if (!run || isMissing(run)) return null;
     const start = (page - 1) * pageSize;
     const rows = this.sql.exec("SELECT body FROM rows WHERE position >= ? AND position < ? ORDER BY position", start, start + pageSize);
     const texts = rows.toArray().map((r) => r.body);

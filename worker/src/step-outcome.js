@@ -12,7 +12,9 @@ const FINAL_ERRORS = new Set(["ALL_INPUTS_FAILED", "JOB_FAILED", "UNAUTHORIZED",
  */
 export function applyStep(run, step, limits) {
   const failed = step.done && Boolean(step.error) && !FINAL_ERRORS.has(step.error.code);
-  const failedSteps = failed ? run.failed_steps + 1 : 0;
+  // Failed steps in a row without progress: a step that stored rows before failing shows the
+  // API works, so it starts the count (and the back-off) over instead of growing them.
+  const failedSteps = failed ? (step.results.length > 0 ? 1 : run.failed_steps + 1) : 0;
   // A transient failure (retries or time ran out in this step) only ends the run when it
   // keeps happening: the next tick resumes from the cursor.
   const givesUp = failed && failedSteps >= limits.maxFailedSteps;
@@ -28,12 +30,16 @@ export function applyStep(run, step, limits) {
 }
 
 /**
- * Milliseconds until the next step, or null to wait for the cron tick. A step that used its
- * whole request budget has more to read: it continues at once, in a new invocation.
+ * Milliseconds until the next step, or null to wait for the cron tick. After a failed step the
+ * back-off comes first (cron kicks keep it too); otherwise a step that used its whole request
+ * budget has more to read: it continues at once, in a new invocation.
  */
-export function nextStepIn(update, step, { stepRequests, pollIntervalMs }, webhookPending) {
+export function nextStepIn(update, step, { stepRequests, pollIntervalMs, failedStepBackoffMs }, webhookPending) {
   if (update.done) return null;
+  if (update.failedSteps > 0) {
+    const backoff = failedStepBackoffMs * 2 ** (Math.min(update.failedSteps, 10) - 1);
+    return Math.min(backoff, Math.max(pollIntervalMs, 60000));
+  }
   if (webhookPending || step.requests >= stepRequests) return 0;
-  if (update.failedSteps > 0) return Math.min(1000 * 2 ** Math.min(update.failedSteps, 10), Math.max(pollIntervalMs, 60000));
   return pollIntervalMs > 0 ? pollIntervalMs : null;
 }

@@ -1,20 +1,24 @@
 // What the worker serves, in the shapes of Captain Data v3, from a run's stored state.
 
-const SUCCESS = new Set(["finished", "warning"]);
-const TERMINAL = new Set(["finished", "warning", "shutdown", "stopped"]);
 export const ALL_INPUTS_FAILED = "All Inputs Failed";
 
+const SUCCESS = new Set(["finished", "completed", "warning"]);
+const TERMINAL = new Set([...SUCCESS, "shutdown", "stopped"]);
+
 /**
- * The status a reader may see. A terminal status is shown only once the worker has stored
- * every row (`done`): a browser JobPoller completes on it, so showing it early would lose rows.
+ * The status a reader may see, in lower case whatever case the API used. A terminal status is
+ * shown only once the worker has stored every row (`done`): a browser JobPoller completes on
+ * it, so showing it early would lose rows.
  */
 function visibleStatus(run) {
+  const status = String(run.status).toLowerCase();
   if (!run.done) {
-    if (run.status === "unknown") return "pending";
-    return TERMINAL.has(run.status) ? "running" : run.status;
+    if (status === "unknown") return "pending";
+    return TERMINAL.has(status) ? "running" : status;
   }
-  if (!run.error_code) return SUCCESS.has(run.status) ? run.status : "finished";
-  return run.status === "stopped" ? "stopped" : "shutdown";
+  // "completed" (the v3 quickstart's word) is served as "finished", which every client knows.
+  if (!run.error_code) return status === "warning" ? "warning" : "finished";
+  return status === "stopped" ? "stopped" : "shutdown";
 }
 
 function visibleError(run) {

@@ -1,0 +1,148 @@
+// The demo page polls a tracked run through the worker, end to end in Chromium: `npm run
+// worker:dev` (the worker in Miniflare, the simulator as Captain Data) and the demo server
+// (`npm start`), the page set to the worker with the run's read token and no API key.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { root } from "../../scripts/exec.mjs";
+import { startDemoServer } from "../../scripts/start.mjs";
+import { LOCAL_SECRETS } from "../../worker/miniflare-options.mjs";
+import { launchBrowser, rowIds, shownRowIds, waitForState, watchConsole } from "./browser-fixture.mjs";
+
+const ROWS = 2500; // three of the worker's 1000-row pages
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the `worker:dev` script of package.json; resolves once it printed its last line. */
+async function startWorkerDev(env) {
+  const script = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts["worker:dev"];
+  const [command, ...args] = script.split(" ");
+  assert.equal(command, "node", `worker:dev runs ${script}`);
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  await new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      output += chunk;
+      if (output.includes("Ctrl-C stops both.")) resolve();
+    };
+    child.stdout.setEncoding("utf8").on("data", onData);
+    child.stderr.setEncoding("utf8").on("data", (chunk) => (output += chunk));
+    child.once("exit", (code) => reject(new Error(`worker:dev exited with ${code}:\n${output}`)));
+  });
+  return {
+    output: () => output,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", resolve);
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+let demo;
+let browser;
+let workerDev;
+let workerOrigin;
+let simOrigin;
+before(async () => {
+  [demo, browser] = await Promise.all([startDemoServer({ port: 0 }), launchBrowser()]);
+  const [workerPort, simPort] = [await freePort(), await freePort()];
+  workerOrigin = `http://127.0.0.1:${workerPort}`;
+  simOrigin = `http://127.0.0.1:${simPort}`;
+  workerDev = await startWorkerDev({
+    WORKER_PORT: String(workerPort),
+    SIM_PORT: String(simPort),
+    ALLOWED_ORIGINS: new URL(demo.url).origin,
+  });
+});
+after(async () => {
+  await workerDev?.stop();
+  await browser?.close();
+  await demo?.close();
+});
+
+/** A run on worker:dev's simulator, tracked by the worker: its uid and read token. */
+async function trackedRun(spec) {
+  const created = await fetch(`${simOrigin}/__sim/jobs`, { method: "POST", body: JSON.stringify(spec) });
+  assert.equal(created.status, 201);
+  const { jobUid } = await created.json();
+  const tracked = await fetch(`${workerOrigin}/v3/jobs/${jobUid}/track`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${LOCAL_SECRETS.ADMIN_TOKEN}` },
+  });
+  assert.equal(tracked.status, 201);
+  return { jobUid, token: (await tracked.json()).read_token };
+}
+
+test("the demo polls a tracked run through the worker with its read token and gets every row", { timeout: 60000 }, async () => {
+  const { jobUid, token } = await trackedRun({ rows: ROWS, durationMs: 3000 });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.setDefaultTimeout(30000);
+  const problems = watchConsole(page);
+  const requests = [];
+  page.on("request", (r) => requests.push({ url: r.url(), headers: r.headers() }));
+  await page.goto(demo.url);
+  await page.waitForSelector("body[data-ready=true]");
+
+  await page.locator("#settings summary").click();
+  const settings = page.locator("#settings-form");
+  await settings.getByLabel("A real API or a proxy").check();
+  await settings.getByLabel("Base URL").fill(`${workerOrigin}/v3`);
+  await settings.getByLabel("Read token (worker)").fill(token);
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  const poll = page.locator("#poll-form");
+  await poll.getByLabel("jobUid").fill(jobUid);
+  await poll.getByLabel("Poll every (ms)").fill("200");
+  await poll.getByRole("button", { name: "Poll this run" }).click();
+
+  await waitForState(page, "completed", 30000);
+  assert.deepEqual(await shownRowIds(page), rowIds(ROWS), "every row once, in order");
+  assert.match(await page.locator("#run-status").textContent(), new RegExp(`finished — ${ROWS.toLocaleString("en")} rows`));
+  const api = requests.filter((r) => r.url.startsWith(`${workerOrigin}/v3/`));
+  assert.ok(api.some((r) => r.url.includes("page=")), "the worker's later pages were read");
+  assert.ok(api.filter((r) => r.headers["x-read-token"]).length > 0, "the token went in a header");
+  assert.ok(requests.every((r) => !r.url.startsWith(simOrigin)), "the page never reached the simulator itself");
+  assert.ok(requests.every((r) => !r.url.includes(token)), "the token is in no URL");
+  assert.ok(api.every((r) => !("authorization" in r.headers)), "no API key was sent");
+  const stored = await page.evaluate(() => ({ local: JSON.stringify({ ...localStorage }), session: JSON.stringify({ ...sessionStorage }) }));
+  assert.ok(!stored.local.includes(token), "the token is not in localStorage");
+  assert.ok(stored.session.includes(token), "the token is kept for this tab");
+  assert.ok(!(await page.locator("body").innerText()).includes(token), "the token is not shown");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("without the read token the worker refuses the run: the page says UNAUTHORIZED", { timeout: 60000 }, async () => {
+  const { jobUid } = await trackedRun({ rows: 10, durationMs: 0 });
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.setDefaultTimeout(30000);
+  await page.goto(demo.url);
+  await page.waitForSelector("body[data-ready=true]");
+  await page.locator("#settings summary").click();
+  const settings = page.locator("#settings-form");
+  await settings.getByLabel("A real API or a proxy").check();
+  await settings.getByLabel("Base URL").fill(`${workerOrigin}/v3`);
+  await settings.getByRole("button", { name: "Save settings" }).click();
+  const poll = page.locator("#poll-form");
+  await poll.getByLabel("jobUid").fill(jobUid);
+  await poll.getByLabel("Poll every (ms)").fill("200");
+  await poll.getByRole("button", { name: "Poll this run" }).click();
+  await waitForState(page, "failed");
+  assert.equal(await page.locator("#error-title").textContent(), "UNAUTHORIZED");
+  await context.close();
+});

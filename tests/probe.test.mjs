@@ -1,0 +1,104 @@
+// `npm run probe` against the simulator: the table says what the API answered on each open point.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { test } from "node:test";
+import { root } from "../scripts/exec.mjs";
+import { startSimServer } from "../sim/server.mjs";
+
+const API_KEY = "sk-live-PROBE-SECRET-5150";
+const PROJECT_ID = "probe-project";
+
+/** Runs scripts/probe.mjs to its end; resolves with its exit code, output and table rows. */
+function runProbe(args, env) {
+  const child = spawn(process.execPath, [path.join(root, "scripts", "probe.mjs"), ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH, PROBE_POLL_MS: "50", PROBE_WAIT_MS: "10000", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (c) => (stdout += c));
+  child.stderr.setEncoding("utf8").on("data", (c) => (stderr += c));
+  return new Promise((resolve) => {
+    child.on("close", (code) => {
+      const rows = Object.fromEntries(
+        stdout
+          .split("\n")
+          .filter((l) => l.startsWith("| ") && !l.startsWith("| ---") && !l.startsWith("| open point"))
+          .map((l) => l.slice(2, -2).split(" | ")),
+      );
+      resolve({ code, stdout, stderr, rows });
+    });
+  });
+}
+
+const connection = (server) => ({
+  CAPTAINDATA_API_KEY: API_KEY,
+  CAPTAINDATA_PROJECT_ID: PROJECT_ID,
+  CAPTAINDATA_BASE_URL: server.url,
+});
+
+test("the real API's shapes: 1000-row pages, next as a page number, 404 results while pending, lagging counts", async () => {
+  const server = await startSimServer({
+    apiKey: API_KEY,
+    projectId: PROJECT_ID,
+    // Runs the probe schedules: pending for a moment, with /results 404 meanwhile.
+    defaults: { rows: 5, startDelayMs: 300, durationMs: 1500, resultsWhilePending: 404 },
+  });
+  try {
+    const { jobUid } = server.sim.createJob({ rows: 2500, durationMs: 0, startDelayMs: 0, resultsWhilePending: null, nextForm: "page", countLagMs: 3_600_000 });
+    const { code, stdout, stderr, rows } = await runProbe([jobUid, "wf-probe"], connection(server));
+    assert.equal(code, 0, stderr);
+    assert.equal(rows["page size"], "1000", stdout);
+    assert.equal(rows["paging.next"], "page number (JSON number): 2");
+    assert.match(rows["page numbering"], /^page=1 is the first page/);
+    assert.match(rows["/results right after scheduling"], /^404 \{"message":"No results for this job yet"\} \(the run: 200 status "pending"\)$/);
+    assert.match(rows["row_count vs rows readable"], /^row_count 0, total_row_count 0; readable 2500 in 3 page\(s\)/);
+    assert.match(rows["wrong project id"], /^403 /);
+    assert.match(rows["unknown job uid"], /^404 /);
+    assert.match(rows["CORS preflight (OPTIONS with an Origin)"], /^204, Access-Control-Allow-Origin "\*"/);
+    assert.equal(rows["statuses seen"], "job: finished; scheduled run: pending → running → finished");
+    assert.equal(rows["error body keys"], "{message}");
+    assert.ok(!stdout.includes(API_KEY) && !stderr.includes(API_KEY), "the key is in no output");
+    // The probe's requests: the key only ever in the Authorization header, never in a URL.
+    assert.ok(server.sim.stats().log.every((e) => !e.path.includes(API_KEY)));
+    assert.equal(server.sim.stats().requests.schedule, 1, "one tiny run scheduled");
+  } finally {
+    await server.close();
+  }
+});
+
+test("another API: absolute next URLs from page 0, v4 error bodies, no CORS, capitals", async () => {
+  const server = await startSimServer({ apiKey: API_KEY, projectId: PROJECT_ID, errorShape: "v4", cors: false });
+  try {
+    const { jobUid } = server.sim.createJob({ rows: 1500, durationMs: 0, pageBase: 0, statusCase: "upper" });
+    const { code, stderr, rows } = await runProbe([], { ...connection(server), CAPTAINDATA_JOB_UID: jobUid });
+    assert.equal(code, 0, stderr);
+    assert.equal(rows["paging.next"], `absolute URL (same origin): "${server.url}/jobs/${jobUid}/results?page=1"`);
+    assert.equal(rows["page size"], "1000");
+    assert.match(rows["page numbering"], /^page=0 is the first page \(page=1: 200, page=0: 200\)/);
+    assert.match(rows["row_count vs rows readable"], /^row_count 1500, total_row_count 1500; readable 1500 in 2 page\(s\)/);
+    assert.match(rows["schedule a tiny run"], /^not asked/);
+    assert.match(rows["CORS preflight (OPTIONS with an Origin)"], /^405, Access-Control-Allow-Origin absent/);
+    assert.equal(rows["statuses seen"], "job: FINISHED");
+    assert.equal(rows["error body keys"], "{error_label, error_scope, error_ref, message, status_code, params}");
+  } finally {
+    await server.close();
+  }
+});
+
+test("without a key or a run the probe says what is missing and sends nothing", async () => {
+  const server = await startSimServer({ apiKey: API_KEY, projectId: PROJECT_ID });
+  try {
+    const noKey = await runProbe(["some-job"], { CAPTAINDATA_PROJECT_ID: PROJECT_ID, CAPTAINDATA_BASE_URL: server.url });
+    assert.equal(noKey.code, 1);
+    assert.match(noKey.stderr, /CAPTAINDATA_API_KEY is not set/);
+    const noRun = await runProbe([], connection(server));
+    assert.equal(noRun.code, 1);
+    assert.match(noRun.stderr, /job uid/);
+    assert.equal(server.sim.stats().requests.total, 0);
+  } finally {
+    await server.close();
+  }
+});
