@@ -26,11 +26,11 @@ impl Callbacks {
     /// Reads (and type-checks) the callbacks from the options.
     pub fn read(options: &Options) -> Result<Callbacks, JsValue> {
         Ok(Callbacks {
-            on_batch: function("onBatch", options.on_batch()?)?,
-            on_status: function("onStatus", options.on_status()?)?,
-            on_complete: function("onComplete", options.on_complete()?)?,
-            on_error: function("onError", options.on_error()?)?,
-            on_callback_error: function("onCallbackError", options.on_callback_error()?)?,
+            on_batch: function("onBatch", options.get("onBatch")?)?,
+            on_status: function("onStatus", options.get("onStatus")?)?,
+            on_complete: function("onComplete", options.get("onComplete")?)?,
+            on_error: function("onError", options.get("onError")?)?,
+            on_callback_error: function("onCallbackError", options.get("onCallbackError")?)?,
         })
     }
 

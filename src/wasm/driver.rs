@@ -174,11 +174,7 @@ impl Session {
                 Action::Yield => return End::Yield,
                 Action::Complete(summary) => return End::Complete(summary),
                 Action::Fail(error) => return End::Fail(error),
-                Action::Idle => {
-                    if interrupts.next().await.is_none() {
-                        self.handle(Event::Stop);
-                    }
-                }
+                Action::Idle => interrupts.next().await,
             }
         }
     }

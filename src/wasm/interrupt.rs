@@ -1,17 +1,16 @@
 //! What cuts a wait short: `stop()`, the user's `AbortSignal`, a relayed webhook.
 //!
-//! Each one sends an [`Interrupt`] on a channel that the running loop selects against
-//! whatever it waits for ([`Interrupts::until`]). Dropping the wait cancels it: its timer is
-//! cleared, its request aborted.
+//! The JS object raises an [`Interrupt`] through its [`Interrupter`]; the running loop
+//! races whatever it waits for against it ([`Interrupts::until`], a `select`). Dropping the
+//! losing wait cancels it: its timer is cleared, its request aborted.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::pin;
 use std::rc::Rc;
+use std::task::{Poll, Waker};
 
-use futures_channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
-use futures_util::future::{select, Either};
-use futures_util::StreamExt;
+use futures_util::future::{poll_fn, select, Either};
 use gloo_events::EventListener;
 use web_sys::AbortSignal;
 
@@ -24,41 +23,42 @@ pub enum Interrupt {
     Webhook,
 }
 
-/// The sending side, held by the JS object (and the signal's listener).
-#[derive(Clone)]
-pub struct Interrupter {
-    sender: UnboundedSender<Interrupt>,
-    stopped: Rc<Cell<bool>>,
+/// What was raised and not yet seen, and who to wake. Single-threaded, like everything
+/// in the glue, so a `Cell` does what a channel would.
+#[derive(Default)]
+struct Raised {
+    stop: Cell<bool>,
+    webhook: Cell<bool>,
+    waker: RefCell<Option<Waker>>,
 }
 
-/// The receiving side, owned by the running loop.
-pub struct Interrupts {
-    receiver: UnboundedReceiver<Interrupt>,
-    stopped: Rc<Cell<bool>>,
-}
+/// The raising side, held by the JS object (and the signal's listener).
+#[derive(Clone)]
+pub struct Interrupter(Rc<Raised>);
+
+/// The waiting side, owned by the running loop.
+pub struct Interrupts(Rc<Raised>);
 
 /// A connected pair.
 pub fn channel() -> (Interrupter, Interrupts) {
-    let (sender, receiver) = unbounded();
-    let stopped = Rc::new(Cell::new(false));
-    let interrupter = Interrupter {
-        sender,
-        stopped: stopped.clone(),
-    };
-    (interrupter, Interrupts { receiver, stopped })
+    let raised = Rc::new(Raised::default());
+    (Interrupter(raised.clone()), Interrupts(raised))
 }
 
 impl Interrupter {
-    /// Cuts the current wait short; `kind` says why. Nobody listening (not started, or over)
-    /// is fine: a stop is still remembered for a later start.
+    /// Cuts the current wait short. Nobody waiting (not started, or over) is fine: a stop
+    /// is remembered for a later start.
     pub fn send(&self, kind: Interrupt) {
-        if kind == Interrupt::Stop {
-            self.stopped.set(true);
+        match kind {
+            Interrupt::Stop => self.0.stop.set(true),
+            Interrupt::Webhook => self.0.webhook.set(true),
         }
-        let _ = self.sender.unbounded_send(kind);
+        if let Some(waker) = self.0.waker.take() {
+            waker.wake();
+        }
     }
 
-    /// Sends [`Interrupt::Stop`] when `signal` aborts. The listener is removed when the
+    /// Raises [`Interrupt::Stop`] when `signal` aborts. The listener is removed when the
     /// returned guard is dropped, so a long-lived shared signal keeps nothing of ours alive.
     pub fn on_abort(&self, signal: &AbortSignal) -> EventListener {
         let interrupter = self.clone();
@@ -69,34 +69,34 @@ impl Interrupter {
 impl Interrupts {
     /// `stop()` was called or the signal aborted.
     pub fn stopped(&self) -> bool {
-        self.stopped.get()
+        self.0.stop.get()
     }
 
     /// Runs `work` to its end (`Some`), unless a stop comes first, or a webhook when
     /// `webhook_too` (`None`; `work` is dropped, which cancels it).
     pub async fn until<F: Future>(&mut self, webhook_too: bool, work: F) -> Option<F::Output> {
-        if self.stopped() {
-            return None; // a stop that came between two waits
-        }
-        let mut work = pin!(work);
-        loop {
-            match select(work.as_mut(), self.receiver.next()).await {
-                Either::Left((output, _)) => return Some(output),
-                Either::Right((Some(Interrupt::Webhook), _)) if !webhook_too => continue,
-                Either::Right(_) => return None,
+        let raised = poll_fn(|cx| {
+            let webhook = webhook_too && self.0.webhook.replace(false);
+            if self.stopped() || webhook {
+                return Poll::Ready(());
             }
+            self.0.waker.replace(Some(cx.waker().clone()));
+            Poll::Pending
+        });
+        match select(pin!(work), pin!(raised)).await {
+            Either::Left((output, _)) => Some(output),
+            Either::Right(_) => None,
         }
     }
 
-    /// Forgets webhooks that came while no sleep was going: the engine acted on them
-    /// already, so they must not cut the next sleep short.
+    /// Forgets a webhook that came while no sleep was going: the engine acted on it
+    /// already, so it must not cut the next sleep short.
     pub fn forget_webhooks(&mut self) {
-        // A stop read here is not lost: `stopped()` remembers it.
-        while self.receiver.try_recv().is_ok() {}
+        self.0.webhook.set(false);
     }
 
     /// Waits for the next interrupt (the engine is idle until one comes).
-    pub async fn next(&mut self) -> Option<Interrupt> {
-        self.receiver.next().await
+    pub async fn next(&mut self) {
+        self.until(true, std::future::pending::<()>()).await;
     }
 }

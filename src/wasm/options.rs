@@ -18,61 +18,9 @@ extern "C" {
     /// The options of `new JobPoller(options)`, `pollStep(options)` and the connection of
     /// `scheduleWorkflow`. A getter that throws makes the call throw that error.
     pub type Options;
-    #[wasm_bindgen(method, getter, catch, js_name = jobUid)]
-    pub fn job_uid(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = baseUrl)]
-    pub fn base_url(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = apiKey)]
-    pub fn api_key(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = projectId)]
-    pub fn project_id(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn headers(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = intervalMs)]
-    pub fn interval_ms(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = statusEvery)]
-    pub fn status_every(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = maxDurationMs)]
-    pub fn max_duration_ms(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = deadlineMs)]
-    pub fn deadline_ms(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = maxRequests)]
-    pub fn max_requests(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = timeoutMs)]
-    pub fn timeout_ms(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn retry(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn seed(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = rowKey)]
-    pub fn row_key(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn cursor(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn signal(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn fetch(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn webhook(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = onBatch)]
-    pub fn on_batch(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = onStatus)]
-    pub fn on_status(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = onComplete)]
-    pub fn on_complete(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = onError)]
-    pub fn on_error(this: &Options) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = onCallbackError)]
-    pub fn on_callback_error(this: &Options) -> Result<JsValue, JsValue>;
-
-    /// `options.retry`.
-    pub type RetryOptions;
-    #[wasm_bindgen(method, getter, catch)]
-    pub fn retries(this: &RetryOptions) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = minDelayMs)]
-    pub fn min_delay_ms(this: &RetryOptions) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, getter, catch, js_name = maxDelayMs)]
-    pub fn max_delay_ms(this: &RetryOptions) -> Result<JsValue, JsValue>;
+    /// `options[name]`.
+    #[wasm_bindgen(method, indexing_getter, catch)]
+    pub fn get(this: &Options, name: &str) -> Result<JsValue, JsValue>;
 }
 
 /// The documented default `baseUrl`.
@@ -154,21 +102,21 @@ pub fn function(name: &str, value: JsValue) -> Result<Option<Function>, JsValue>
 
 /// Reads the options `JobPoller` and `pollStep` share.
 pub fn common(options: &Options) -> Result<Common, JsValue> {
-    let job_uid = options.job_uid()?;
+    let job_uid = options.get("jobUid")?;
     let Some(job_uid) = job_uid.as_string() else {
         return Err(invalid_option("jobUid", "a non-empty string", &job_uid));
     };
-    let base_url = string("baseUrl", options.base_url()?)?;
+    let base_url = string("baseUrl", options.get("baseUrl")?)?;
     let base_url = base_url.as_deref().unwrap_or(DEFAULT_BASE_URL);
     let mut config = Config::new(base_url, &job_uid).map_err(|e| config_error(&e))?;
-    config.timeout_ms = timer_ms("timeoutMs", options.timeout_ms()?, config.timeout_ms)?;
-    config.retry = retry(options.retry()?, config.retry)?;
-    if let Some(seed) = integer("seed", options.seed()?, 0.0, MAX_SAFE_INTEGER)? {
+    config.timeout_ms = timer_ms("timeoutMs", options.get("timeoutMs")?, config.timeout_ms)?;
+    config.retry = retry(options.get("retry")?, config.retry)?;
+    if let Some(seed) = integer("seed", options.get("seed")?, 0.0, MAX_SAFE_INTEGER)? {
         config.seed = seed as u64;
     }
-    let row_key = string("rowKey", options.row_key()?)?;
+    let row_key = string("rowKey", options.get("rowKey")?)?;
     config.dedupe = row_key.is_some();
-    let cursor = options.cursor()?;
+    let cursor = options.get("cursor")?;
     let cursor = match cursor.as_string() {
         Some(text) => Some(text),
         None if cursor.is_undefined() => None,
@@ -188,7 +136,7 @@ pub fn common(options: &Options) -> Result<Common, JsValue> {
 pub fn connection(options: &Options, timeout_ms: u32) -> Result<Connection, JsValue> {
     Ok(Connection {
         headers: headers(options)?,
-        fetch: function("fetch", options.fetch()?)?,
+        fetch: function("fetch", options.get("fetch")?)?,
         row_key: None,
         timeout_ms,
     })
@@ -196,7 +144,7 @@ pub fn connection(options: &Options, timeout_ms: u32) -> Result<Connection, JsVa
 
 /// The user's headers plus the credentials, checked (by `Headers`) and flattened.
 fn headers(options: &Options) -> Result<Object, JsValue> {
-    let extra = options.headers()?;
+    let extra = options.get("headers")?;
     let invalid = |_| invalid_option("headers", "an object of header names and values", &extra);
     let headers = match extra.is_undefined() {
         true => Headers::new(),
@@ -206,13 +154,13 @@ fn headers(options: &Options) -> Result<Object, JsValue> {
     };
     let headers = headers.map_err(invalid)?;
     // Set after the user's headers: the documented credentials win over a stray copy.
-    if let Some(key) = string("apiKey", options.api_key()?)? {
+    if let Some(key) = string("apiKey", options.get("apiKey")?)? {
         headers
             .set("Authorization", &format!("x-api-key {key}"))
             // The value is never echoed: it is a secret.
             .map_err(|_| type_error("Expected `apiKey` to be a valid header value"))?;
     }
-    if let Some(project) = string("projectId", options.project_id()?)? {
+    if let Some(project) = string("projectId", options.get("projectId")?)? {
         headers
             .set("x-project-id", &project)
             .map_err(|_| invalid_option("projectId", "a valid header value", &project.into()))?;
@@ -224,14 +172,14 @@ fn retry(value: JsValue, default: RetryPolicy) -> Result<RetryPolicy, JsValue> {
     if value.is_undefined() {
         return Ok(default);
     }
-    let retry: RetryOptions = object(value, "retry")?;
-    let retries = integer("retry.retries", retry.retries()?, 0.0, 1_000.0)?;
-    let max_delay = retry.max_delay_ms()?;
+    let retry: Options = object(value, "retry")?;
+    let retries = integer("retry.retries", retry.get("retries")?, 0.0, 1_000.0)?;
+    let max_delay = retry.get("maxDelayMs")?;
     let policy = RetryPolicy {
         retries: retries.map_or(default.retries, |n| n as u32),
         min_delay_ms: timer_ms(
             "retry.minDelayMs",
-            retry.min_delay_ms()?,
+            retry.get("minDelayMs")?,
             default.min_delay_ms,
         )?,
         max_delay_ms: timer_ms("retry.maxDelayMs", max_delay.clone(), default.max_delay_ms)?,
@@ -249,7 +197,7 @@ fn retry(value: JsValue, default: RetryPolicy) -> Result<RetryPolicy, JsValue> {
 
 /// `signal`, an `AbortSignal` if given.
 pub fn signal(options: &Options) -> Result<Option<AbortSignal>, JsValue> {
-    let value = options.signal()?;
+    let value = options.get("signal")?;
     if value.is_undefined() {
         return Ok(None);
     }
@@ -269,7 +217,12 @@ pub fn budgets(
     let default = config.max_duration_ms.unwrap_or(21_600_000);
     let (name, value) = duration;
     config.max_duration_ms = Some(ms(name, value, default, MAX_SAFE_INTEGER)?);
-    if let Some(n) = integer("maxRequests", options.max_requests()?, 1.0, u32::MAX.into())? {
+    if let Some(n) = integer(
+        "maxRequests",
+        options.get("maxRequests")?,
+        1.0,
+        u32::MAX.into(),
+    )? {
         config.max_requests = Some(n as u32);
     }
     Ok(())
@@ -277,6 +230,11 @@ pub fn budgets(
 
 /// `statusEvery`, a positive integer.
 pub fn status_every(options: &Options, default: u32) -> Result<u32, JsValue> {
-    let every = integer("statusEvery", options.status_every()?, 1.0, u32::MAX.into())?;
+    let every = integer(
+        "statusEvery",
+        options.get("statusEvery")?,
+        1.0,
+        u32::MAX.into(),
+    )?;
     Ok(every.map_or(default, |n| n as u32))
 }

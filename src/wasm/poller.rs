@@ -75,10 +75,11 @@ impl JobPoller {
         let options: Options = object(options, "options")?;
         let mut common = common(&options)?;
         let config = &mut common.config;
-        config.interval_ms = timer_ms("intervalMs", options.interval_ms()?, config.interval_ms)?;
+        config.interval_ms =
+            timer_ms("intervalMs", options.get("intervalMs")?, config.interval_ms)?;
         config.status_every = status_every(&options, config.status_every)?;
         budgets(
-            ("maxDurationMs", options.max_duration_ms()?),
+            ("maxDurationMs", options.get("maxDurationMs")?),
             &options,
             config,
         )?;

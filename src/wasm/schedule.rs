@@ -38,10 +38,10 @@ fn prepare(options: JsValue, workflow_uid: &JsValue, body: &JsValue) -> Result<R
     let options: Options = object(options, "connection")?;
     let uid = workflow_uid.as_string().unwrap_or_default();
     validate_path_segment("workflowUid", &uid).map_err(|e| config_error(&e))?;
-    let base_url = string("baseUrl", options.base_url()?)?;
+    let base_url = string("baseUrl", options.get("baseUrl")?)?;
     let base_url = validate_base_url(base_url.as_deref().unwrap_or(DEFAULT_BASE_URL))
         .map_err(|e| config_error(&e))?;
-    let timeout_ms = timer_ms("timeoutMs", options.timeout_ms()?, 30_000)?;
+    let timeout_ms = timer_ms("timeoutMs", options.get("timeoutMs")?, 30_000)?;
     let text = JSON::stringify(body).ok().and_then(|t| t.as_string());
     let Some(text) = text.filter(|_| body.is_object()) else {
         return Err(invalid_option("body", "a JSON-serialisable object", body));
