@@ -341,7 +341,6 @@ class TabShare {
   #leaderEnded(inner, outcome) {
     if (inner !== this.#inner) return; // replaced or stopped by this tab: not the run's outcome
     this.#inner = null;
-    inner.free();
     const end = { outcome: toWire(outcome), total: this.#knownEnd };
     this.#post({ type: "end", ...end });
     this.#ended({ outcome, total: end.total });
@@ -482,7 +481,7 @@ class TabShare {
     if (json === this.#lastRunJson) return;
     this.#lastRunJson = json;
     this.#lastRun = run;
-    this.#fire("onStatus", Object.isFrozen(run) ? run : Object.freeze({ ...run }));
+    this.#fire("onStatus", Object.freeze({ ...run }));
   }
 
   // ---- the outcome -----------------------------------------------------------------------------

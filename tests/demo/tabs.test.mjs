@@ -49,11 +49,12 @@ async function openPage(context) {
  * Starts a JobPoller in the page, imported by name as an app would; what it hands to the
  * callbacks is recorded in `window.__seen`.
  */
-function startPoller(page, jobUid, { cursor } = {}) {
+function startPoller(page, jobUid, { cursor, iterate = false } = {}) {
   return page.evaluate(
-    async ({ jobUid, apiKey, token, cursor }) => {
+    async ({ jobUid, apiKey, token, cursor, iterate }) => {
       const { JobPoller } = await import("captaindata-poller");
       const seen = (window.__seen = { batches: [], roles: [], statuses: [], outcome: null });
+      const record = (batch) => seen.batches.push({ offset: batch.offset, ids: batch.results.map((row) => row.id), cursor: batch.cursor });
       const poller = new JobPoller({
         jobUid,
         baseUrl: `${location.origin}/v3`,
@@ -65,7 +66,7 @@ function startPoller(page, jobUid, { cursor } = {}) {
         statusEvery: 2,
         retry: { retries: 5, minDelayMs: 50, maxDelayMs: 500 },
         onBatch(batch) {
-          seen.batches.push({ offset: batch.offset, ids: batch.results.map((row) => row.id), cursor: batch.cursor });
+          if (!iterate) record(batch);
         },
         onStatus(run) {
           seen.statuses.push(run.status);
@@ -81,9 +82,12 @@ function startPoller(page, jobUid, { cursor } = {}) {
         },
       });
       window.__poller = poller;
-      poller.start().catch(() => {}); // onError records it
+      if (!iterate) return void poller.start().catch(() => {}); // onError records it
+      (async () => {
+        for await (const batch of poller) record(batch);
+      })().catch(() => {});
     },
-    { jobUid, apiKey: API_KEY, token: PROXY_TOKEN, cursor },
+    { jobUid, apiKey: API_KEY, token: PROXY_TOKEN, cursor, iterate },
   );
 }
 
@@ -204,6 +208,28 @@ test("the leader's page closes mid-run: the others take over and still get every
   await context.close();
 });
 
+test("stop() in the leader hands the polling over: a follower's for-await loop gets every row", async () => {
+  const context = await newContext();
+  const { jobUid } = demo.sim.createJob({ ...RUN, durationMs: 4000 });
+  const leader = await openPage(context);
+  await startPoller(leader.page, jobUid);
+  const follower = await openPage(context);
+  await startPoller(follower.page, jobUid, { iterate: true });
+  await rowsAtLeast(follower.page, 60);
+  await leader.page.evaluate(() => window.__poller.stop());
+  assert.deepEqual(await outcomeOf(leader.page), { code: "ABORTED" });
+
+  assert.deepEqual(await outcomeOf(follower.page), { status: "finished", totalResults: RUN.rows });
+  const record = await seen(follower.page);
+  assert.deepEqual(idsOf(record), rowIds(RUN.rows));
+  assertContiguous(record);
+  assert.equal(await roleOf(follower.page), "leader");
+  const roles = record.roles.map((r) => r.role).filter((role, i, all) => role !== all[i - 1]);
+  assert.deepEqual(roles, ["follower", "leader"], "onRoleChange told the page it took over");
+  assert.deepEqual(follower.problems, []);
+  await context.close();
+});
+
 test("a page that joins late gets the earlier rows first, then the live ones", async () => {
   const context = await newContext();
   const { jobUid } = demo.sim.createJob({ ...RUN, durationMs: 4000 });
@@ -291,6 +317,8 @@ test("the demo shows this tab's role and how many tabs share the poller", async 
     await first.locator("#tab-share").getByText("leader · 2 tabs").waitFor();
     for (const page of [first, second]) {
       await waitForState(page, "completed");
+      // The table draws in animation frames: wait for the last one.
+      await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length >= 200, null, { polling: 100 });
       assert.deepEqual(await shownRowIds(page), rowIds(200));
     }
   } finally {
