@@ -249,7 +249,16 @@ class TabShare {
         this.#post({ type: "want", from: this.#id, next: this.#knownEnd });
         return undefined;
       })
-      .catch(noop);
+      .catch(() => this.#alone(signal));
+  }
+
+  /** Locks refused (an opaque origin, a sandboxed frame): this tab polls for itself. */
+  #alone(signal) {
+    if (signal.aborted || this.#inner) return;
+    this.role = "alone";
+    this.#channel?.close();
+    this.#channel = null;
+    this.#poll();
   }
 
   /** Runs while this tab holds the lock; the returned promise keeps it until #leave(). */
@@ -446,7 +455,7 @@ class TabShare {
   async #pump() {
     if (this.#pumping) return;
     this.#pumping = true;
-    while (!this.#stopped && this.#delivered < this.#knownEnd) {
+    while (!this.#settled && this.#delivered < this.#knownEnd) {
       const end = this.#knownEnd;
       const results = this.#rows.slice(this.#delivered - this.#base, end - this.#base);
       const batch = Object.freeze({ results, offset: this.#delivered, cursor: this.#endCursor });
@@ -467,9 +476,8 @@ class TabShare {
   }
 
   #wake() {
-    const all = this.#settled || this.#stopped;
     this.#waiters = this.#waiters.filter(({ end, resolve }) => {
-      if (!all && end > this.#delivered) return true;
+      if (!this.#settled && end > this.#delivered) return true;
       resolve();
       return false;
     });

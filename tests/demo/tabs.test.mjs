@@ -295,6 +295,35 @@ test("a run that fails ends every page's poller with the same error", async () =
   await context.close();
 });
 
+test("shareAcrossTabs: false polls alone; a wrong value is a TypeError naming the option", async () => {
+  const context = await newContext();
+  const { page } = await openPage(context);
+  const result = await page.evaluate(async () => {
+    const { JobPoller } = await import("captaindata-poller");
+    const base = { jobUid: "job-x", baseUrl: `${location.origin}/v3` };
+    const errorOf = (options) => {
+      try {
+        return new JobPoller(options) && null;
+      } catch (error) {
+        return `${error.name}: ${error.message}`;
+      }
+    };
+    return {
+      alone: new JobPoller({ ...base, shareAcrossTabs: false }).role,
+      shared: new JobPoller(base).role,
+      badShare: errorOf({ ...base, shareAcrossTabs: "yes" }),
+      badCallback: errorOf({ ...base, onRoleChange: "show" }),
+    };
+  });
+  assert.deepEqual(result, {
+    alone: "alone",
+    shared: "follower", // until start() elects
+    badShare: 'TypeError: Expected `shareAcrossTabs` to be a boolean (got "yes")',
+    badCallback: 'TypeError: Expected `onRoleChange` to be a function (got "show")',
+  });
+  await context.close();
+});
+
 test("the demo shows this tab's role and how many tabs share the poller", async () => {
   const simDemo = await startDemoServer({ port: 0 });
   const context = await browser.newContext();
