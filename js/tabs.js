@@ -77,7 +77,12 @@ function wantsSharing({ shareAcrossTabs = true, onRoleChange }) {
   return shareAcrossTabs && typeof BroadcastChannel === "function" && typeof navigator === "object" && Boolean(navigator.locks);
 }
 
-const describe = (value) => (typeof value === "string" ? JSON.stringify(value) : typeof value === "object" ? "an object" : String(value));
+/** How a refused value is shown in a TypeError, as the wasm poller shows it. */
+function describe(value) {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "function") return "a function";
+  return typeof value === "object" && value !== null ? "an object" : String(value);
+}
 
 /**
  * The row offset a cursor resumes at, or null. The format belongs to the engine

@@ -186,8 +186,8 @@ test("the leader's page closes mid-run: the others take over and still get every
     pages.push(opened);
   }
   const leader = pages[0].page;
-  assert.equal(await roleOf(leader), "leader", "the first page leads");
   await rowsAtLeast(leader, 60);
+  assert.equal(await roleOf(leader), "leader", "the first page leads");
   await leader.close();
   // A follower that stops ends only its own poller.
   const quitter = pages[3].page;
@@ -269,6 +269,9 @@ test("a page resuming from a cursor gets the rows after it; a page starting over
   await startPoller(resumed.page, jobUid, { cursor });
   const fresh = await openPage(context);
   await startPoller(fresh.page, jobUid);
+  // The resumed page shares (its cursor was understood) and leads: it started first.
+  await resumed.page.waitForFunction(() => window.__poller.role === "leader");
+  assert.equal(await roleOf(fresh.page), "follower");
 
   assert.deepEqual(await outcomeOf(resumed.page), { status: "finished", totalResults: RUN.rows });
   const resumedRecord = await seen(resumed.page);
