@@ -49,9 +49,9 @@ async function openPage(context) {
  * Starts a JobPoller in the page, imported by name as an app would; what it hands to the
  * callbacks is recorded in `window.__seen`.
  */
-function startPoller(page, jobUid, { cursor, iterate = false } = {}) {
+function startPoller(page, jobUid, { cursor, iterate = false, intervalMs = 100 } = {}) {
   return page.evaluate(
-    async ({ jobUid, apiKey, token, cursor, iterate }) => {
+    async ({ jobUid, apiKey, token, cursor, iterate, intervalMs }) => {
       const { JobPoller } = await import("captaindata-poller");
       const seen = (window.__seen = { batches: [], roles: [], statuses: [], outcome: null });
       const record = (batch) => seen.batches.push({ offset: batch.offset, ids: batch.results.map((row) => row.id), cursor: batch.cursor });
@@ -62,7 +62,7 @@ function startPoller(page, jobUid, { cursor, iterate = false } = {}) {
         projectId: "sim-project",
         headers: { "x-proxy-token": token },
         cursor,
-        intervalMs: 100,
+        intervalMs,
         statusEvery: 2,
         retry: { retries: 5, minDelayMs: 50, maxDelayMs: 500 },
         onBatch(batch) {
@@ -87,7 +87,7 @@ function startPoller(page, jobUid, { cursor, iterate = false } = {}) {
         for await (const batch of poller) record(batch);
       })().catch(() => {});
     },
-    { jobUid, apiKey: API_KEY, token: PROXY_TOKEN, cursor, iterate },
+    { jobUid, apiKey: API_KEY, token: PROXY_TOKEN, cursor, iterate, intervalMs },
   );
 }
 
@@ -295,6 +295,27 @@ test("a run that fails ends every page's poller with the same error", async () =
   await startPoller(late.page, jobUid);
   assert.deepEqual(await outcomeOf(late.page), { code: "JOB_FAILED" });
   assert.equal(demo.sim.stats(jobUid).log.length, seenCount, "no request after the run failed");
+  await context.close();
+});
+
+test("a webhook relayed in a follower's tab makes the leader read at once: every page completes", async () => {
+  const context = await newContext();
+  const { jobUid } = demo.sim.createJob({ ...RUN, durationMs: 60000 });
+  const slow = { intervalMs: 30000 }; // without the webhook, the next read would be 30 s away
+  const leader = await openPage(context);
+  await startPoller(leader.page, jobUid, slow);
+  await leader.page.waitForFunction(() => window.__poller.role === "leader");
+  const follower = await openPage(context);
+  await startPoller(follower.page, jobUid, slow);
+  await follower.page.waitForFunction(() => window.__seen.roles.some((r) => r.tabs === 2));
+  await leader.page.waitForFunction(() => window.__seen.statuses.length > 0); // it has read once and sleeps
+
+  demo.sim.finish(jobUid);
+  await follower.page.evaluate((uid) => window.__poller.webhookReceived({ job_uid: uid, message: "Job successfully finished." }), jobUid);
+  for (const { page } of [leader, follower]) {
+    assert.deepEqual(await outcomeOf(page), { status: "finished", totalResults: RUN.rows });
+    assert.deepEqual(idsOf(await seen(page)), rowIds(RUN.rows));
+  }
   await context.close();
 });
 
