@@ -3,19 +3,21 @@
 // The tabs elect a leader with a Web Lock named after the run; only the leader runs the wasm
 // JobPoller and talks to the API. It posts what it receives on a BroadcastChannel of the same
 // name, and every tab (the leader too) hands rows to its own callbacks through one path: a row
-// log per tab, contiguous from where this tab started, delivered in order exactly once. When
-// the leader stops or its tab closes, the lock passes to the next tab, which polls on from the
-// cursor of the last row it knows.
+// log per tab, contiguous from where this tab started, delivered in order exactly once. The
+// log is also what a leader serves to tabs that join late. When the leader stops or its tab
+// closes, the lock passes to the next tab, which polls on from the cursor of its last row.
+// After a terminal outcome the leader keeps the lock (until stop() or its tab closes) so that
+// a tab opened then gets the rows and the outcome instead of polling the run again.
 //
 // Messages on the channel (never the API key, the headers or any option):
-//   want   {from, next}                         a tab needs rows from `next` (on start, or a gap)
-//   rows   {to, offset, results, cursor, run?, end?}  the leader's answer to `want`
-//   batch  {offset, results, cursor}             new rows the leader received
-//   status {run}                                 the run's status changed
-//   end    {outcome: {summary} | {error}, total} the run's outcome (never the leader's own stop)
-//   leader {from}                                a tab took over the polling
-//   webhook {payload}                            a follower relays webhookReceived() to the leader
-//   bye    {from}                                a tab stopped (tab counts)
+//   want    {from, next}                        a follower needs rows from `next` (it joined, or a gap)
+//   rows    {to, offset, results, cursor, run, end}  the leader's answer: its rows, status, outcome
+//   batch   {offset, results, cursor}           new rows the leader received
+//   status  {run}                               the run's status changed
+//   end     {outcome: {summary}|{error}, total} the run's outcome (never the leader's own stop)
+//   leader  {from}                              a tab took over the polling
+//   webhook {payload}                           a follower relays webhookReceived() to the leader
+//   bye     {from}                              a tab stopped (tab counts)
 
 const DEFAULT_BASE_URL = "https://api.captaindata.co/v3";
 const noop = () => {};
