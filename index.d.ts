@@ -72,7 +72,7 @@ export interface Summary {
   readonly status: RunStatusValue;
   /** Rows delivered, including those before a resume from `cursor`. */
   readonly totalResults: number;
-  /** Requests this poller sent. */
+  /** Requests this poller sent (tabs sharing a poller: those of the tab that led at the end). */
   readonly requests: number;
   /** Retries this poller made. */
   readonly retries: number;
@@ -80,6 +80,22 @@ export interface Summary {
   readonly durationMs: number;
   /** Final resume token. */
   readonly cursor: string;
+}
+
+/** This tab's part in a poller shared by the tabs of an origin (see `shareAcrossTabs`). */
+export type PollerRole =
+  /** This tab polls the API for every tab watching the run. */
+  | "leader"
+  /** Another tab polls; this one receives its rows, statuses and outcome (also before `start()` elects). */
+  | "follower"
+  /** Not shared: `shareAcrossTabs: false`, or a runtime without `navigator.locks` and `BroadcastChannel`. */
+  | "alone";
+
+/** What `onRoleChange` receives. Frozen. */
+export interface TabSharing {
+  readonly role: PollerRole;
+  /** Tabs (of this origin) sharing this poller, this one included. */
+  readonly tabs: number;
 }
 
 /** Backoff for 429, 5xx, timeouts, network errors and malformed bodies (full jitter). */
@@ -143,6 +159,16 @@ export interface JobPollerOptions extends Connection {
   onError?: (error: CaptainDataError) => void;
   /** A callback threw or its promise rejected (never fatal). @default console.error */
   onCallbackError?: (error: unknown, name: string) => void;
+  /**
+   * Tabs of one origin polling the same `baseUrl` and `jobUid` share one poller: one tab (the
+   * leader) polls the API, every tab's callbacks get the same rows, statuses and outcome. When
+   * the leader stops or closes, another tab polls on from where the rows stopped. The API key
+   * and headers never leave the tab that holds them.
+   * @default true where `navigator.locks` and `BroadcastChannel` exist (browsers); elsewhere the poller is `"alone"`
+   */
+  shareAcrossTabs?: boolean;
+  /** This tab's role or the number of tabs sharing the poller changed (never called when `"alone"`). */
+  onRoleChange?: (sharing: TabSharing) => void;
 }
 
 /** The body of a Captain Data webhook, relayed to {@link JobPoller.webhookReceived}. */
@@ -165,10 +191,12 @@ export declare class JobPoller implements AsyncIterable<Batch> {
   constructor(options: JobPollerOptions);
   /** Starts polling. Resolves with the summary, rejects with a {@link CaptainDataError}. Calling it twice returns the same promise. */
   start(): Promise<Summary>;
-  /** Stops at once (idempotent): no request after it; `start()` rejects with `ABORTED`. */
+  /** Stops at once (idempotent): no request after it; `start()` rejects with `ABORTED`. A leader's stop hands the polling to another tab. */
   stop(): void;
   /** Resume token after the last delivered batch. Holds no secret. */
   readonly cursor: string;
+  /** `"leader"` or `"follower"` while tabs share this poller, `"alone"` otherwise. */
+  readonly role: PollerRole;
   /** A webhook for this run arrived: stop polling, read the results once more, complete. @throws {TypeError} for another job's payload. */
   webhookReceived(payload: WebhookPayload): void;
   /** The same batches as `onBatch`; starts the poller; waits for the consumer; `break` stops the poller. */

@@ -1,5 +1,6 @@
-// What is simpler in JS than in Rust: the async iterator over a poller's batches and the
-// list of error codes. Shared by every entry point (browser, node, workerd).
+// What is simpler in JS than in Rust: the async iterator over a poller's batches, the list of
+// error codes, and `role` where tabs cannot share a poller. Shared by every entry point
+// (browser, node, workerd).
 
 /** Every `error.code` a CaptainDataError can carry. */
 export const ERROR_CODES = Object.freeze([
@@ -13,6 +14,15 @@ export const ERROR_CODES = Object.freeze([
   "BAD_RESPONSE",
   "ABORTED",
 ]);
+
+/**
+ * Adds `poller.role`, always `"alone"`: runtimes without tabs (Node, workerd) never share a
+ * poller, so `shareAcrossTabs` has nothing to do there (js/tabs.js does it in browsers).
+ */
+export function alone(JobPoller) {
+  Object.defineProperty(JobPoller.prototype, "role", { get: () => "alone", configurable: true });
+  return JobPoller;
+}
 
 /**
  * Adds `poller[Symbol.asyncIterator]()`: the same batches as `onBatch`. The poller waits for

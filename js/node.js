@@ -1,9 +1,9 @@
 // Node ≥ 20: `init()` cannot fetch a file: URL there, so instantiate from the bytes.
 import { readFileSync } from "node:fs";
 import { initSync, JobPoller, pollStep, scheduleWorkflow } from "../pkg/captaindata_poller.js";
-import { ERROR_CODES, withIterator } from "./extras.js";
+import { ERROR_CODES, alone, withIterator } from "./extras.js";
 
 initSync({ module: readFileSync(new URL("../pkg/captaindata_poller_bg.wasm", import.meta.url)) });
-withIterator(JobPoller);
+withIterator(alone(JobPoller));
 
 export { ERROR_CODES, JobPoller, pollStep, scheduleWorkflow };

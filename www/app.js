@@ -181,6 +181,15 @@ function onError(run, error) {
   finish(run, "failed", `failed: ${error?.code ?? "error"}`);
 }
 
+/** "leader · 3 tabs": tabs of this page's origin watching the same run share one poller. */
+function onRoleChange(run, { role, tabs }) {
+  if (current !== run) return;
+  const line = $("tab-share");
+  line.textContent = `${role} · ${tabs} ${tabs === 1 ? "tab" : "tabs"}`;
+  line.title = role === "leader" ? "This tab polls the API for every tab watching this run." : "Another tab polls the API and shares the rows with this one.";
+  line.hidden = false;
+}
+
 function pollerOptions(run) {
   const { jobUid, cursor, intervalMs, mode } = run.saved;
   return {
@@ -197,6 +206,7 @@ function pollerOptions(run) {
     onStatus: (status) => onStatus(run, status),
     onComplete: (summary) => onComplete(run, summary),
     onError: (error) => onError(run, error),
+    onRoleChange: (info) => onRoleChange(run, info),
   };
 }
 
@@ -215,6 +225,7 @@ function beginRun(saved, restoredRows = []) {
   $("error").hidden = true;
   $("resume-offer").hidden = true;
   $("run-job").textContent = saved.jobUid;
+  $("tab-share").hidden = true;
   table.clear();
   table.append(restoredRows, 0);
   const t0 = Date.now();

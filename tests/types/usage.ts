@@ -79,6 +79,11 @@ const options: Options = {
     const which: string = name;
     console.log(which, error);
   },
+  shareAcrossTabs: true,
+  onRoleChange({ role, tabs }) {
+    const shown: string = `${role} · ${tabs} tabs`;
+    console.log(shown);
+  },
 };
 
 // @ts-expect-error jobUid is required
@@ -87,6 +92,8 @@ const noJob: Options = { apiKey: "key" };
 const badInterval: Options = { jobUid: "j", intervalMs: "10s" };
 // @ts-expect-error callbacks are functions
 const badCallback: Options = { jobUid: "j", onBatch: "append" };
+// @ts-expect-error shareAcrossTabs is a boolean
+const badShare: Options = { jobUid: "j", shareAcrossTabs: "yes" };
 
 // A proxy adds the credentials: jobUid alone is a valid configuration.
 const minimal = new JobPoller({ jobUid: "job_123", baseUrl: "http://127.0.0.1:8787/v3" });
@@ -95,6 +102,9 @@ async function usePoller(): Promise<void> {
   const poller = new JobPoller(options);
   const running: Promise<Summary> = poller.start();
   const cursor: string = poller.cursor;
+  const role: "leader" | "follower" | "alone" = poller.role;
+  // @ts-expect-error not a role
+  const notRole: typeof poller.role = "observer";
   poller.webhookReceived({
     uid: "w1",
     job_uid: "job_123",
@@ -112,7 +122,7 @@ async function usePoller(): Promise<void> {
   const stopped: void = poller.stop();
   const summary = await running;
   const total: number = summary.totalResults;
-  console.log(cursor, stopped, total, minimal);
+  console.log(cursor, role, notRole, stopped, total, minimal);
 }
 
 async function useCron(): Promise<void> {
@@ -129,4 +139,4 @@ async function useCron(): Promise<void> {
 }
 
 const run: Run | undefined = undefined;
-export { codes, typo, noJob, badInterval, badCallback, usePoller, useCron, run };
+export { codes, typo, noJob, badInterval, badCallback, badShare, usePoller, useCron, run };
