@@ -1,6 +1,6 @@
 // `npm run build`: cargo (release, wasm32) → wasm-bindgen of the locked version → wasm-opt -Oz
 // from the npm package `binaryen` → validate → print the size. Idempotent; a failure names its step.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { transform } from "esbuild";
 import path from "node:path";
 import { StepError, cli, isMain, root, run } from "./exec.mjs";
@@ -9,6 +9,7 @@ import { GLUE, WASM, measure, summary } from "./size.mjs";
 
 const CRATE = "captaindata_poller";
 const OUT_DIR = "pkg";
+const ENTRY_DIR = "dist";
 
 // --target web: an ES module with `init`/`initSync`, usable by pages, bundlers, Node (initSync
 // with the bytes) and workerd (initSync with a compiled module). Types are hand-written in
@@ -63,6 +64,25 @@ async function minifyGlue() {
   }
 }
 
+/**
+ * The shipped entry points: each file of js/ minified into dist/ under the same name, so the
+ * relative imports (`./extras.js`, `../pkg/…`) resolve the same way from either folder. js/
+ * stays the readable source (the demo and the worker tests load it as is).
+ */
+async function minifyEntries() {
+  rmSync(path.join(root, ENTRY_DIR), { recursive: true, force: true });
+  mkdirSync(path.join(root, ENTRY_DIR));
+  for (const name of readdirSync(path.join(root, "js")).filter((f) => f.endsWith(".js"))) {
+    const source = readFileSync(path.join(root, "js", name), "utf8");
+    try {
+      const { code } = await transform(source, { minify: true, format: "esm", target: "es2022" });
+      writeFileSync(path.join(root, ENTRY_DIR, name), code);
+    } catch (err) {
+      throw new StepError("minify entries", `esbuild could not minify js/${name}: ${err.message}`);
+    }
+  }
+}
+
 /** Fail here, not in a user's browser, if the optimised module is not valid WebAssembly. */
 async function validate() {
   try {
@@ -83,6 +103,7 @@ export async function build() {
   const wasmOpt = path.join(root, "node_modules", ".bin", "wasm-opt");
   await run("wasm-opt", wasmOpt, [...WASM_OPT_FLAGS, WASM, "-o", WASM]);
   await validate();
+  await minifyEntries();
   console.log(`built ${WASM} and ${GLUE}`);
   console.log(summary(measure()));
 }

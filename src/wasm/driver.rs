@@ -137,7 +137,7 @@ impl Session {
                         None,
                         request.timeout_ms,
                     );
-                    if let Some(answer) = interrupts.until(false, sent).await {
+                    if let Some(answer) = interrupts.until(false, Box::pin(sent)).await {
                         let read =
                             body::read(answer, request.kind, self.connection.row_key.as_deref());
                         let outcome = io.keep(read);
@@ -154,7 +154,7 @@ impl Session {
                     interrupts.forget_webhooks();
                     // Cut short by a webhook, the engine acts as if the timer fired.
                     if interrupts
-                        .until(true, TimeoutFuture::new(ms))
+                        .until(true, Box::pin(TimeoutFuture::new(ms)))
                         .await
                         .is_some()
                     {

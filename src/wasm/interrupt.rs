@@ -5,12 +5,11 @@
 //! losing wait cancels it: its timer is cleared, its request aborted.
 
 use std::cell::{Cell, RefCell};
-use std::future::Future;
 use std::pin::pin;
 use std::rc::Rc;
 use std::task::{Poll, Waker};
 
-use futures_util::future::{poll_fn, select, Either};
+use futures_util::future::{poll_fn, select, Either, LocalBoxFuture};
 use gloo_events::EventListener;
 use web_sys::AbortSignal;
 
@@ -74,7 +73,7 @@ impl Interrupts {
 
     /// Runs `work` to its end (`Some`), unless a stop comes first, or a webhook when
     /// `webhook_too` (`None`; `work` is dropped, which cancels it).
-    pub async fn until<F: Future>(&mut self, webhook_too: bool, work: F) -> Option<F::Output> {
+    pub async fn until<T>(&mut self, webhook_too: bool, work: LocalBoxFuture<'_, T>) -> Option<T> {
         let raised = poll_fn(|cx| {
             let webhook = webhook_too && self.0.webhook.replace(false);
             if self.stopped() || webhook {
@@ -83,7 +82,7 @@ impl Interrupts {
             self.0.waker.replace(Some(cx.waker().clone()));
             Poll::Pending
         });
-        match select(pin!(work), pin!(raised)).await {
+        match select(work, pin!(raised)).await {
             Either::Left((output, _)) => Some(output),
             Either::Right(_) => None,
         }
@@ -97,6 +96,7 @@ impl Interrupts {
 
     /// Waits for the next interrupt (the engine is idle until one comes).
     pub async fn next(&mut self) {
-        self.until(true, std::future::pending::<()>()).await;
+        self.until(true, Box::pin(std::future::pending::<()>()))
+            .await;
     }
 }

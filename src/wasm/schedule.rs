@@ -69,7 +69,7 @@ async fn send(request: Request) -> Result<JsValue, JsValue> {
         Some(&request.body),
         conn.timeout_ms,
     );
-    match interrupts.until(false, sent).await {
+    match interrupts.until(false, Box::pin(sent)).await {
         Some(answer) => outcome(answer),
         None => Err(request.signal.as_ref().map_or(JsValue::UNDEFINED, aborted)),
     }
