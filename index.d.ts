@@ -10,10 +10,23 @@ export type ErrorCode =
   | "BUDGET_EXHAUSTED"
   | "RETRIES_EXHAUSTED"
   | "BAD_RESPONSE"
-  | "ABORTED";
+  | "ABORTED"
+  | "RATE_LIMITED"
+  | "SERVER_ERROR"
+  | "NETWORK_ERROR";
 
 /** The list of every error code, frozen. */
 export declare const ERROR_CODES: readonly ErrorCode[];
+
+/**
+ * The codes that polling again with the same options cannot change: `ALL_INPUTS_FAILED`,
+ * `JOB_FAILED`, `UNAUTHORIZED`, `NOT_FOUND`. Any other error (a budget, a timeout, a transient
+ * failure, a stop) may end differently next time: resume from the cursor.
+ */
+export declare const FINAL_ERROR_CODES: readonly ErrorCode[];
+
+/** True when `error` carries one of {@link FINAL_ERROR_CODES}. */
+export declare function isFinalError(error: unknown): boolean;
 
 /**
  * A terminal error: an `Error` whose `name` is `"CaptainDataError"`.

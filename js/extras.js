@@ -1,19 +1,5 @@
-// What is simpler in JS than in Rust: the async iterator over a poller's batches, the list of
-// error codes, and `role` where tabs cannot share a poller. Shared by every entry point
-// (browser, node, workerd).
-
-/** Every `error.code` a CaptainDataError can carry. */
-export const ERROR_CODES = Object.freeze([
-  "ALL_INPUTS_FAILED",
-  "JOB_FAILED",
-  "UNAUTHORIZED",
-  "NOT_FOUND",
-  "TIMEOUT",
-  "BUDGET_EXHAUSTED",
-  "RETRIES_EXHAUSTED",
-  "BAD_RESPONSE",
-  "ABORTED",
-]);
+// What is simpler in JS than in Rust: the async iterator over a poller's batches, and `role`
+// where tabs cannot share a poller. Shared by every entry point (browser, node, workerd).
 
 /**
  * Adds `poller.role`, always `"alone"`: runtimes without tabs (Node, workerd) never share a

@@ -1,5 +1,7 @@
 //! Scripted scenarios through the engine's public API: a scripted server answers each
 //! request, a simulated clock advances with every sleep.
+// Native only: `httpdate` and the file system are native dev-dependencies.
+#![cfg(not(target_arch = "wasm32"))]
 
 use captaindata_poller::api::{
     classify_webhook, retry_hint, Outcome, Page, RetryHint, RunInfo, Webhook, WebhookKind,

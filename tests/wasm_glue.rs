@@ -50,6 +50,12 @@ export function recorder() {
   return seen;
 }
 export function isFrozen(value) { return Object.isFrozen(value); }
+export function hangingReceiver() {
+  const r = { calls: 0 };
+  r.onBatch = () => { r.calls += 1; return new Promise(() => {}); };
+  return r;
+}
+export function kindsOf(api) { return api.calls.map((c) => (c.url.endsWith("/results") ? "results" : "run")); }
 export function abortWith(controller, reason) { controller.abort(reason); }
 "#)]
 extern "C" {
@@ -67,6 +73,10 @@ extern "C" {
     fn recorder() -> JsValue;
     #[wasm_bindgen(js_name = isFrozen)]
     fn is_frozen(v: &JsValue) -> bool;
+    #[wasm_bindgen(js_name = hangingReceiver)]
+    fn hanging_receiver() -> JsValue;
+    #[wasm_bindgen(js_name = kindsOf)]
+    fn kinds_of(api: &JsValue) -> Vec<String>;
 }
 
 fn get(target: &JsValue, key: &str) -> JsValue {
@@ -134,6 +144,84 @@ async fn abort_during_a_request_rejects_with_aborted_and_the_signal_reason() {
     );
     sleep(50).await;
     assert_eq!(call_count(&api), 1, "nothing sent after the abort");
+}
+
+#[wasm_bindgen_test]
+async fn stop_during_a_request_aborts_it_and_sends_nothing_more() {
+    let api = fake_api("hang", 0);
+    let poller = JobPoller::new(options(&[
+        ("jobUid", "job1".into()),
+        ("fetch", get(&api, "fetch")),
+    ]))
+    .unwrap();
+    let done = JsFuture::from(poller.start());
+    sleep(20).await;
+    assert_eq!(call_count(&api), 1);
+    poller.stop();
+    let error = done.await.unwrap_err();
+    assert_eq!(code(&error), "ABORTED");
+    assert!(
+        all_signals_aborted(&api),
+        "the request in flight was aborted"
+    );
+    sleep(50).await;
+    assert_eq!(call_count(&api), 1, "nothing sent after stop()");
+}
+
+#[wasm_bindgen_test]
+async fn stop_while_an_async_on_batch_is_pending_ends_at_once() {
+    let api = fake_api("ok", u32::MAX);
+    let receiver = hanging_receiver();
+    let poller = JobPoller::new(options(&[
+        ("jobUid", "job1".into()),
+        ("intervalMs", 10.into()),
+        ("fetch", get(&api, "fetch")),
+        ("onBatch", get(&receiver, "onBatch")),
+    ]))
+    .unwrap();
+    let done = JsFuture::from(poller.start());
+    sleep(60).await; // the first batch is handed over and never acknowledged
+    assert_eq!(get(&receiver, "calls"), 1);
+    let before = call_count(&api);
+    assert_eq!(
+        before, 1,
+        "backpressure: no request while onBatch's promise is pending"
+    );
+    poller.stop();
+    let error = done.await.unwrap_err();
+    assert_eq!(code(&error), "ABORTED");
+    sleep(60).await;
+    assert_eq!(call_count(&api), before, "no request after stop()");
+}
+
+#[wasm_bindgen_test]
+async fn a_webhook_cuts_the_interval_short_and_the_status_decides_the_end() {
+    let api = fake_api("ok", 2);
+    let poller = JobPoller::new(options(&[
+        ("jobUid", "job1".into()),
+        ("intervalMs", 60_000.into()),
+        ("fetch", get(&api, "fetch")),
+    ]))
+    .unwrap();
+    let done = JsFuture::from(poller.start());
+    sleep(60).await; // a results read and a status read ("running"); then a minute's sleep
+    let before = call_count(&api) as usize;
+    let payload = options(&[
+        ("job_uid", "job1".into()),
+        ("message", "Job successfully finished.".into()),
+    ]);
+    poller.webhook_received(payload).unwrap();
+    let summary = done.await.unwrap();
+    assert_eq!(get(&summary, "status"), "finished");
+    let kinds = kinds_of(&api);
+    assert!(
+        kinds.len() > before,
+        "the webhook made the poller read at once"
+    );
+    assert!(
+        kinds[before..].contains(&"run".to_string()),
+        "{kinds:?}: the status was read"
+    );
 }
 
 #[wasm_bindgen_test]

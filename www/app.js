@@ -1,6 +1,6 @@
 // The demo page: starts or picks a run, polls it with the package's JobPoller, and shows rows,
 // progress, counters, the request timeline and the naive loop's cost. Survives reloads.
-import { JobPoller } from "captaindata-poller";
+import { JobPoller, isFinalError } from "captaindata-poller";
 import { adviceFor } from "./error-advice.js";
 import { estimateNaiveCost } from "./naive-cost.js";
 import { FAULT_PRESETS, simulatedJobSpec } from "./presets.js";
@@ -13,7 +13,6 @@ import { drawTimeline } from "./timeline-chart.js";
 
 const $ = (id) => document.getElementById(id);
 // Errors after which resuming cannot help: the saved run is dropped.
-const FINAL_ERRORS = new Set(["ALL_INPUTS_FAILED", "JOB_FAILED", "NOT_FOUND"]);
 
 let settings = loadSettings();
 /** The run being watched; replaced by every start or resume. */
@@ -175,7 +174,7 @@ function onError(run, error) {
     persist(run, { state: "stopped" });
     return finish(run, "stopped", "stopped — press Resume to continue");
   }
-  if (FINAL_ERRORS.has(error?.code)) forgetRun();
+  if (isFinalError(error)) forgetRun();
   else persist(run, { state: "failed" });
   if (current === run) showError(error);
   finish(run, "failed", `failed: ${error?.code ?? "error"}`);

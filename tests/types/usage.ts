@@ -2,7 +2,7 @@
 // It imports the package by name, so it checks the "types" export a user gets, and it
 // touches every option, callback and result. `@ts-expect-error` lines must stay errors:
 // they prove the types reject what the runtime rejects.
-import { JobPoller, pollStep, scheduleWorkflow } from "captaindata-poller";
+import { ERROR_CODES, FINAL_ERROR_CODES, isFinalError, JobPoller, pollStep, scheduleWorkflow } from "captaindata-poller";
 
 type Options = ConstructorParameters<typeof JobPoller>[0];
 type Batch = Parameters<NonNullable<Options["onBatch"]>>[0];
@@ -26,7 +26,13 @@ const codes: ErrorCode[] = [
   "RETRIES_EXHAUSTED",
   "BAD_RESPONSE",
   "ABORTED",
+  "RATE_LIMITED",
+  "SERVER_ERROR",
+  "NETWORK_ERROR",
 ];
+const finalCodes: readonly ErrorCode[] = FINAL_ERROR_CODES;
+const listed: readonly ErrorCode[] = ERROR_CODES;
+const isFinal: boolean = isFinalError(new Error("not a CaptainDataError"));
 // …and the type is a union of codes, not any string, so a typo is caught.
 // @ts-expect-error not an error code
 const typo: ErrorCode = "ALL_INPUT_FAILED";
@@ -139,4 +145,4 @@ async function useCron(): Promise<void> {
 }
 
 const run: Run | undefined = undefined;
-export { codes, typo, noJob, badInterval, badCallback, badShare, usePoller, useCron, run };
+export { codes, finalCodes, listed, isFinal, typo, noJob, badInterval, badCallback, badShare, usePoller, useCron, run };

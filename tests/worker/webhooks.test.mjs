@@ -5,7 +5,6 @@ import { after, before, test } from "node:test";
 import { rowIds, startWorker, wait } from "./worker-fixture.mjs";
 
 // Tests that pass only once pollStep({ webhook }) reads the status and drains instead of ending.
-const ENGINE_WEBHOOK_RULE = { todo: "needs the engine's webhook rule" };
 
 let w;
 before(async () => {
@@ -46,7 +45,6 @@ test("statuses in capitals (FINISHED) end the run, served in lower case", async 
 
 test(
   "a success webhook that arrives before the API says finished: the run is not marked finished early, and ends with every row",
-  ENGINE_WEBHOOK_RULE,
   async () => {
     // The simulator sends "Job successfully finished." 1.2 s before its status says so.
     const { jobUid } = w.sim.createJob({ rows: 100, durationMs: 1600, pageSize: 10, webhookLeadMs: 1200 });
@@ -61,7 +59,7 @@ test(
   },
 );
 
-test("a failure webhook while the API still says running does not end the run", ENGINE_WEBHOOK_RULE, async () => {
+test("a failure webhook while the API still says running does not end the run", async () => {
   const { jobUid } = w.sim.createJob({ rows: 50, durationMs: 1600, pageSize: 10, outcome: "shutdown", webhookLeadMs: 1200 });
   const token = await w.track(jobUid);
   await w.until(() => w.sim.webhooks().some((h) => h.jobUid === jobUid && h.event === "failed" && h.status === 202), "the early webhook");

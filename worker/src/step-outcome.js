@@ -1,8 +1,7 @@
 // What one pollStep result means for a stored run: its new state and when to step again.
 // Pure (no storage, no clock): the RunTracker applies it in one transaction.
 
-// Errors that end the run: polling again cannot change them.
-const FINAL_ERRORS = new Set(["ALL_INPUTS_FAILED", "JOB_FAILED", "UNAUTHORIZED", "NOT_FOUND"]);
+import { isFinalError } from "../../js/error-codes.js";
 
 /**
  * @param {object} run the stored run before the step
@@ -11,7 +10,7 @@ const FINAL_ERRORS = new Set(["ALL_INPUTS_FAILED", "JOB_FAILED", "UNAUTHORIZED",
  * @param {{ maxFailedSteps: number }} limits
  */
 export function applyStep(run, step, limits) {
-  const failed = step.done && Boolean(step.error) && !FINAL_ERRORS.has(step.error.code);
+  const failed = step.done && Boolean(step.error) && !isFinalError(step.error);
   // Failed steps in a row without progress: a step that stored rows before failing shows the
   // API works, so it starts the count (and the back-off) over instead of growing them.
   const failedSteps = failed ? (step.results.length > 0 ? 1 : run.failed_steps + 1) : 0;
