@@ -1,0 +1,173 @@
+// What the real Captain Data API does (DESIGN §1), through the package over HTTP against the
+// simulator: webhooks are hints and never the proof of the end, every form of paging.next,
+// `completed`, 404 on /results while pending, lagging counts, v4 error bodies, rate-limit
+// headers, and scheduleWorkflow's codes when it is not retried.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { JobPoller, scheduleWorkflow } from "captaindata-poller";
+import {
+  assertCompleted,
+  assertFailed,
+  assertSilentAfter,
+  pollJob,
+  recorder,
+  requestsFor,
+  rowIds,
+  settle,
+  useSim,
+  wait,
+  waitForIdle,
+} from "./sim-fixture.mjs";
+
+const ctx = useSim();
+
+test("a Created webhook changes nothing: the run is read to its real end", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 200, durationMs: 800, pageSize: 1000 });
+  const rec = recorder();
+  const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
+  const started = settle(poller.start());
+  await waitForIdle(ctx.sim, jobUid);
+  poller.webhookReceived({ job_uid: jobUid, message: "Job successfully created.", error: null });
+  const outcome = await started;
+  assertCompleted(outcome, rec.seen);
+  assert.deepEqual(rec.ids(), rowIds(200), "every row, not the few read when the webhook came");
+});
+
+test("a success webhook before the API says finished: polling goes on until it does, every row", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 300, durationMs: 300, pageSize: 1000 });
+  // Without the webhook the next read is a minute away; after it, the status is read every
+  // minDelayMs (at most 10 times) until the API says finished.
+  const rec = recorder({ intervalMs: 60_000, retry: { retries: 5, minDelayMs: 40, maxDelayMs: 200 } });
+  const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
+  const started = settle(poller.start());
+  await waitForIdle(ctx.sim, jobUid);
+  // The run is still going (the API says running); the webhook is early.
+  poller.webhookReceived({ job_uid: jobUid, message: "Job successfully finished.", error: null });
+  const outcome = await started;
+  assertCompleted(outcome, rec.seen);
+  assert.deepEqual(rec.ids(), rowIds(300));
+  assert.equal(outcome.value.status, "finished");
+  const runReads = requestsFor(ctx.sim, jobUid).filter((e) => e.kind === "run");
+  assert.ok(runReads.length >= 2, "the status was read again after the webhook");
+  await assertSilentAfter(ctx.sim, jobUid);
+});
+
+test("after the short cadence, a run the API still calls running is polled at intervalMs again", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 50, durationMs: 60_000, pageSize: 1000 });
+  const rec = recorder({ intervalMs: 60_000, retry: { retries: 5, minDelayMs: 10, maxDelayMs: 200 } });
+  const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
+  const started = settle(poller.start());
+  await waitForIdle(ctx.sim, jobUid);
+  const before = requestsFor(ctx.sim, jobUid).length;
+  poller.webhookReceived({ job_uid: jobUid, message: "Job successfully finished.", error: null });
+  await waitForIdle(ctx.sim, jobUid, 150);
+  const after = requestsFor(ctx.sim, jobUid).slice(before);
+  const statusReads = after.filter((e) => e.kind === "run").length;
+  assert.ok(statusReads >= 2 && statusReads <= 11, `${statusReads} status reads: short cadence, bounded`);
+  poller.stop();
+  assertFailed(await started, rec.seen, "ABORTED");
+});
+
+test("a failure webhook is confirmed by the status: JOB_FAILED only once the API says stopped", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 100, durationMs: 60_000, pageSize: 1000 });
+  const rec = recorder({ intervalMs: 60_000, retry: { retries: 5, minDelayMs: 40, maxDelayMs: 200 } });
+  const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
+  const started = settle(poller.start());
+  await waitForIdle(ctx.sim, jobUid);
+  poller.webhookReceived({ job_uid: jobUid, message: "Job failed.", error: "Integration error" });
+  await wait(150);
+  assert.equal(rec.seen.errors.length, 0, "the API still says running: nothing ended");
+  ctx.sim.stop(jobUid);
+  const outcome = await started;
+  assertFailed(outcome, rec.seen, "JOB_FAILED");
+});
+
+for (const nextForm of ["url", "path", "query", "page", "pageString"]) {
+  for (const pageBase of [0, 1]) {
+    test(`paging.next as ${nextForm}, pages counted from ${pageBase}: every row once`, async () => {
+      const { jobUid } = ctx.sim.createJob({ rows: 180, durationMs: 0, pageSize: 50, nextForm, pageBase });
+      const { rec, outcome } = await pollJob(ctx, jobUid);
+      assertCompleted(outcome, rec.seen);
+      assert.deepEqual(rec.ids(), rowIds(180));
+      const results = requestsFor(ctx.sim, jobUid).filter((e) => e.kind === "results");
+      assert.ok(results.length <= 8, `${results.length} results reads for 4 pages`);
+    });
+  }
+}
+
+test("`completed` (and statuses in capitals) end the run as a success", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 40, durationMs: 200, outcome: "completed", statusCase: "upper" });
+  const { rec, outcome } = await pollJob(ctx, jobUid);
+  assertCompleted(outcome, rec.seen);
+  assert.deepEqual(rec.ids(), rowIds(40));
+  assert.match(outcome.value.status, /^completed$/i);
+});
+
+test("404 on /results while the run is pending: the run is read, polling goes on, every row", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 60, durationMs: 300, startDelayMs: 250, resultsWhilePending: 404 });
+  const { rec, outcome } = await pollJob(ctx, jobUid);
+  assertCompleted(outcome, rec.seen);
+  assert.deepEqual(rec.ids(), rowIds(60));
+  const log = requestsFor(ctx.sim, jobUid);
+  assert.ok(log.some((e) => e.kind === "results" && e.status === 404), "the simulator did answer 404");
+});
+
+test("lagging counts and rows in bursts: nothing is lost because a count was stale", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 2400, durationMs: 600, pageSize: 1000, countLagMs: 200, arrival: { bursts: 4 } });
+  const { rec, outcome } = await pollJob(ctx, jobUid);
+  assertCompleted(outcome, rec.seen);
+  assert.deepEqual(rec.ids(), rowIds(2400));
+});
+
+test("a v4 error body names the problem through error_label", async () => {
+  const server = await import("../../sim/server.mjs").then((m) => m.startSimServer({ apiKey: "right", errorShape: "v4" }));
+  try {
+    const rec = recorder();
+    const poller = new JobPoller({ baseUrl: server.url, apiKey: "wrong", jobUid: "any", ...rec.options });
+    const outcome = await settle(poller.start());
+    assertFailed(outcome, rec.seen, "UNAUTHORIZED");
+    assert.match(outcome.error.message, /^HTTP 401: \S/, "the body's text is in the message");
+  } finally {
+    await server.close();
+  }
+});
+
+for (const rateLimitReset of ["delta", "epoch"]) {
+  test(`429 with X-RateLimit-Reset (${rateLimitReset}) is honoured, clamped, every row once`, async () => {
+    const script = [{ kind: "results", nth: 1, respond: 429, retryAfter: null, count: 2 }];
+    const { jobUid } = ctx.sim.createJob({ rows: 30, durationMs: 0, faults: { rateLimitReset, script } });
+    const { rec, outcome } = await pollJob(ctx, jobUid);
+    assertCompleted(outcome, rec.seen);
+    assert.deepEqual(rec.ids(), rowIds(30));
+    assert.equal(outcome.value.retries >= 2, true);
+  });
+}
+
+test("scheduleWorkflow is never retried and says what happened: a 429 is RATE_LIMITED", async () => {
+  const server = await import("../../sim/server.mjs").then((m) =>
+    m.startSimServer({ apiKey: "k", projectId: "p", defaults: { faults: {} } }),
+  );
+  try {
+    // The simulator's schedule route answers 429 for this workflow (a rate-limit burst).
+    const connection = { baseUrl: server.url, apiKey: "k", projectId: "p", fetch: rateLimited };
+    const outcome = await settle(scheduleWorkflow(connection, "wf_1", { job_name: "x", steps: [], inputs: [{}] }));
+    assert.equal(outcome.error?.code, "RATE_LIMITED", outcome.error?.message);
+    assert.equal(outcome.error.status, 429);
+    const refused = await settle(scheduleWorkflow({ ...connection, fetch: unreachable }, "wf_1", { job_name: "x", steps: [], inputs: [{}] }));
+    assert.equal(refused.error?.code, "NETWORK_ERROR");
+    assert.match(refused.error.message, /CORS/);
+    assert.equal(calls, 2, "one request each: nothing was retried");
+  } finally {
+    await server.close();
+  }
+});
+
+let calls = 0;
+async function rateLimited() {
+  calls += 1;
+  return new Response(JSON.stringify({ message: "wait before making additional requests" }), { status: 429 });
+}
+async function unreachable() {
+  calls += 1;
+  throw new TypeError("Failed to fetch");
+}
