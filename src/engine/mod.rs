@@ -69,12 +69,14 @@ impl Default for RetryPolicy {
 /// # Default
 /// `interval_ms: 10_000`, `status_every: 5`, `max_duration_ms: Some(21_600_000)` (6 h),
 /// `max_requests: None`, `timeout_ms: 30_000`, `retry: RetryPolicy::default()`,
-/// `seed: 0`, `step_mode: false`, `dedupe: false`, `page_size: 1_000`, `webhook_reads: 10`.
+/// `seed: 0`, `step_mode: false`, `dedupe: false`, `page_size: 1_000`, `webhook_reads: 10`,
+/// `hidden_interval_ms: Some(60_000)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Config {
     base_url: String,
     job_uid: String,
-    /// Cadence of results reads while the run is going.
+    /// Cadence of results reads while the run is going. Each interval is jittered by up to
+    /// ±5 % (from `seed`), so clients started together do not poll in step.
     pub interval_ms: u32,
     /// Read the run status once every N results polls (besides the early read after a poll that
     /// brought no new rows, or fewer than the poll before: the signs of a run ending).
@@ -105,6 +107,9 @@ pub struct Config {
     /// while the API still says the run is going, before the normal `interval_ms` cadence
     /// resumes.
     pub webhook_reads: u32,
+    /// The slowest cadence of results reads while the page is hidden ([`Event::Hidden`]);
+    /// `None` pauses them until it is visible again (the deadline still ends the poll).
+    pub hidden_interval_ms: Option<u32>,
 }
 
 /// An option failed validation; `option` is the JS option name (`jobUid`, `baseUrl`, …).
@@ -265,6 +270,16 @@ pub enum Event {
     /// - Created / Other: nothing changes (no early read).
     /// - A webhook of the kind already acted on, or after the end, changes nothing.
     Webhook(Webhook),
+    /// The page became hidden (`true`) or visible again (`false`). While hidden, the steady
+    /// cadence is no faster than [`Config::hidden_interval_ms`]; on becoming visible the
+    /// poller polls at once, then at `interval_ms`. The glue cancels a pending sleep before
+    /// handing this in, as for a webhook; a backoff is re-armed for what was left of it.
+    Hidden(bool),
+    /// The runtime went offline (`false`) or back online (`true`), as `navigator.onLine`
+    /// says. Offline, no request is sent and no retry is spent (a network error then does
+    /// not count toward `retry.retries`); back online, the poller polls at once. The glue
+    /// cancels a pending sleep before handing this in.
+    Online(bool),
     /// The user stopped the poller; the next action is `Fail(ABORTED)` and nothing is sent after it.
     Stop,
 }
@@ -295,6 +310,7 @@ impl Config {
             dedupe: false,
             page_size: 1_000,
             webhook_reads: 10,
+            hidden_interval_ms: Some(60_000),
         })
     }
 

@@ -9,8 +9,9 @@ use alloc::collections::VecDeque;
 mod ending;
 mod hints;
 mod next_page;
+mod pace;
 
-use super::backoff::Backoff;
+use super::backoff::{Backoff, SplitMix64};
 use super::cursor::CursorState;
 use super::origin::origin_prefix;
 use super::{
@@ -21,6 +22,7 @@ use crate::api::{
     classify_http, classify_status, http_error_text, is_all_inputs_failed, Disposition, Outcome,
     Page, RetryHint, RunClass, RunInfo, WebhookKind, NO_RESPONSE_TEXT,
 };
+use pace::JITTER_STREAM;
 
 /// `setTimeout` takes at most 2^31−1 ms; more wraps to an immediate (busy) timer.
 const MAX_TIMER_MS: u64 = 2_147_483_647;
@@ -97,6 +99,12 @@ pub(super) struct State {
     /// left of it after the glue cancelled it for a webhook).
     sleep_until: u64,
     sleep_reason: SleepReason,
+    /// The page is hidden ([`Event::Hidden`]): the steady cadence slows down.
+    hidden: bool,
+    /// The runtime is offline ([`Event::Online`]): nothing is sent, no retry is spent.
+    offline: bool,
+    /// Jitter of the steady cadence.
+    jitter: SplitMix64,
     /// The number of the first page, learned from its `paging.next` ("1" → 0, "2" → 1).
     page_base: Option<u64>,
     /// Largest length of a page that had a next page: the API's page size.
@@ -151,6 +159,10 @@ impl State {
             hint_error: None,
             sleep_until: now_ms,
             sleep_reason: SleepReason::Interval,
+            hidden: false,
+            offline: false,
+            // Another stream than the backoff's, from the same seed.
+            jitter: SplitMix64::new(config.seed ^ JITTER_STREAM),
             page_base: None,
             paged_len: 0,
             largest_len: 0,
@@ -202,6 +214,8 @@ impl Poller {
             Event::TimerFired if s.wait == Wait::Timer => s.wait = Wait::Nothing,
             Event::BatchDone if s.wait == Wait::Batch => s.wait = Wait::Nothing,
             Event::Webhook(hook) => self.on_webhook(hook, now_ms),
+            Event::Hidden(hidden) => self.on_hidden(hidden, now_ms),
+            Event::Online(online) => self.on_online(online, now_ms),
             Event::TimerFired | Event::BatchDone => {}
         }
     }
@@ -261,6 +275,9 @@ impl Poller {
         if let Some(action) = self.timed_out(now_ms).or_else(|| self.requests_spent()) {
             return action;
         }
+        if self.state.offline {
+            return self.wait_for_event(now_ms);
+        }
         let s = &mut self.state;
         let id = s.next_id;
         s.next_id = s.next_id.wrapping_add(1);
@@ -309,6 +326,9 @@ impl Poller {
         if let Some(action) = self.timed_out(now_ms) {
             return action;
         }
+        let Some(ms) = self.paced(ms, reason) else {
+            return self.wait_for_event(now_ms); // hidden, with hidden polling paused
+        };
         let s = &mut self.state;
         // Not `Ord::clamp`: its `min <= max` assertion carries a formatted panic message.
         #[allow(clippy::manual_clamp)]
@@ -366,6 +386,9 @@ impl Poller {
                     message,
                 },
             ) => self.on_http(kind, status, retry, message, now_ms),
+            // Offline, no response is no news: the request is sent again once online, and no
+            // retry is spent on a network that is not there.
+            (_, Outcome::Network) if self.state.offline => self.state.next = Next::Fetch(kind),
             (_, Outcome::Network) => {
                 self.on_transient(kind, NO_RESPONSE_TEXT.into(), None, false, None, now_ms)
             }
@@ -566,11 +589,11 @@ impl Poller {
         };
     }
 
-    fn interval(&self) -> Next {
+    fn interval(&mut self) -> Next {
         match self.config.step_mode {
             true => Next::Yield,
             false => Next::Sleep {
-                ms: u64::from(self.config.interval_ms),
+                ms: self.jittered_interval(),
                 reason: SleepReason::Interval,
                 then: RequestKind::Results,
             },

@@ -95,11 +95,11 @@ impl Session {
         self.interrupter.send(Interrupt::Stop);
     }
 
-    /// An outside event (a webhook): the engine takes it now, and a sleep is cut short so
-    /// it can act on it.
+    /// An outside event (a webhook, the page hidden or shown, the network gone or back):
+    /// the engine takes it now, and a sleep is cut short so it can act on it.
     pub fn event(&self, event: Event) {
         self.handle(event);
-        self.interrupter.send(Interrupt::Webhook);
+        self.interrupter.send(Interrupt::Wake);
     }
 
     fn handle(&self, event: Event) {
@@ -151,8 +151,8 @@ impl Session {
                     // The engine has acted on the last response: its rows and body are let
                     // go rather than kept alive for the whole interval.
                     io = Io::default();
-                    interrupts.forget_webhooks();
-                    // Cut short by a webhook, the engine acts as if the timer fired.
+                    interrupts.forget_wakes();
+                    // Cut short by an event, the engine decides what is left of the sleep.
                     if interrupts
                         .until(true, Box::pin(TimeoutFuture::new(ms)))
                         .await

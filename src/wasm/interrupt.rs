@@ -1,4 +1,5 @@
-//! What cuts a wait short: `stop()`, the user's `AbortSignal`, a relayed webhook.
+//! What cuts a wait short: `stop()`, the user's `AbortSignal`, a relayed webhook, the page
+//! hidden or shown, the network gone or back.
 //!
 //! The JS object raises an [`Interrupt`] through its [`Interrupter`]; the running loop
 //! races whatever it waits for against it ([`Interrupts::until`], a `select`). Dropping the
@@ -18,8 +19,9 @@ use web_sys::AbortSignal;
 pub enum Interrupt {
     /// `stop()` or the signal: end now, nothing is sent after it.
     Stop,
-    /// The engine took a webhook: a sleep (or an idle wait) ends so it can act on it.
-    Webhook,
+    /// An outside event for the engine (a webhook, the page hidden or shown, the network
+    /// gone or back): a sleep (or an idle wait) ends so the engine can act on it.
+    Wake,
 }
 
 /// What was raised and not yet seen, and who to wake. Single-threaded, like everything
@@ -27,7 +29,7 @@ pub enum Interrupt {
 #[derive(Default)]
 struct Raised {
     stop: Cell<bool>,
-    webhook: Cell<bool>,
+    wake: Cell<bool>,
     waker: RefCell<Option<Waker>>,
 }
 
@@ -50,7 +52,7 @@ impl Interrupter {
     pub fn send(&self, kind: Interrupt) {
         match kind {
             Interrupt::Stop => self.0.stop.set(true),
-            Interrupt::Webhook => self.0.webhook.set(true),
+            Interrupt::Wake => self.0.wake.set(true),
         }
         if let Some(waker) = self.0.waker.take() {
             waker.wake();
@@ -71,12 +73,12 @@ impl Interrupts {
         self.0.stop.get()
     }
 
-    /// Runs `work` to its end (`Some`), unless a stop comes first, or a webhook when
-    /// `webhook_too` (`None`; `work` is dropped, which cancels it).
-    pub async fn until<T>(&mut self, webhook_too: bool, work: LocalBoxFuture<'_, T>) -> Option<T> {
+    /// Runs `work` to its end (`Some`), unless a stop comes first, or a wake when
+    /// `wake_too` (`None`; `work` is dropped, which cancels it).
+    pub async fn until<T>(&mut self, wake_too: bool, work: LocalBoxFuture<'_, T>) -> Option<T> {
         let raised = poll_fn(|cx| {
-            let webhook = webhook_too && self.0.webhook.replace(false);
-            if self.stopped() || webhook {
+            let woken = wake_too && self.0.wake.replace(false);
+            if self.stopped() || woken {
                 return Poll::Ready(());
             }
             self.0.waker.replace(Some(cx.waker().clone()));
@@ -88,10 +90,10 @@ impl Interrupts {
         }
     }
 
-    /// Forgets a webhook that came while no sleep was going: the engine acted on it
+    /// Forgets a wake that came while no sleep was going: the engine took its event
     /// already, so it must not cut the next sleep short.
-    pub fn forget_webhooks(&mut self) {
-        self.0.webhook.set(false);
+    pub fn forget_wakes(&mut self) {
+        self.0.wake.set(false);
     }
 
     /// Waits for the next interrupt (the engine is idle until one comes).

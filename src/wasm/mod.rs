@@ -18,6 +18,7 @@ mod errors;
 mod fetch;
 mod interrupt;
 mod options;
+mod page;
 mod payloads;
 mod poller;
 mod schedule;

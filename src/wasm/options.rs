@@ -5,7 +5,7 @@
 //! a bad one is a `TypeError` naming it. The engine validates what it owns (`jobUid`,
 //! `baseUrl`, the content of `cursor`).
 
-use js_sys::{Function, Object};
+use js_sys::{Function, Math, Object};
 use wasm_bindgen::prelude::*;
 use web_sys::{AbortSignal, Headers};
 
@@ -111,9 +111,9 @@ pub fn common(options: &Options) -> Result<Common, JsValue> {
     let mut config = Config::new(base_url, &job_uid).map_err(|e| config_error(&e))?;
     config.timeout_ms = timer_ms("timeoutMs", options.get("timeoutMs")?, config.timeout_ms)?;
     config.retry = retry(options.get("retry")?, config.retry)?;
-    if let Some(seed) = integer("seed", options.get("seed")?, 0.0, MAX_SAFE_INTEGER)? {
-        config.seed = seed as u64;
-    }
+    // Without a seed, every client draws its own, so jitter spreads clients started together.
+    let seed = integer("seed", options.get("seed")?, 0.0, MAX_SAFE_INTEGER)?;
+    config.seed = seed.unwrap_or_else(|| Math::random() * MAX_SAFE_INTEGER) as u64;
     let row_key = string("rowKey", options.get("rowKey")?)?;
     config.dedupe = row_key.is_some();
     let cursor = options.get("cursor")?;
@@ -226,6 +226,20 @@ pub fn budgets(
         config.max_requests = Some(n as u32);
     }
     Ok(())
+}
+
+/// `hiddenIntervalMs`: a delay, or `Infinity` to pause polling while the page is hidden.
+pub fn hidden_interval(value: JsValue, default: Option<u32>) -> Result<Option<u32>, JsValue> {
+    match value.as_f64() {
+        _ if value.is_undefined() => Ok(default),
+        Some(f64::INFINITY) => Ok(None),
+        Some(n) if n > 0.0 && n <= MAX_TIMER_MS => Ok(Some(n.ceil() as u32)),
+        _ => Err(invalid_option(
+            "hiddenIntervalMs",
+            "a positive number of milliseconds or Infinity",
+            &value,
+        )),
+    }
 }
 
 /// `statusEvery`, a positive integer.

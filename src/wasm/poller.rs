@@ -11,7 +11,8 @@ use wasm_bindgen_futures::future_to_promise;
 use super::callbacks::Callbacks;
 use super::driver::{now_ms, Delivery, End, Session};
 use super::errors::{config_error, poll_error};
-use super::options::{budgets, common, object, status_every, timer_ms, Options};
+use super::options::{budgets, common, hidden_interval, object, status_every, timer_ms, Options};
+use super::page;
 use super::payloads::{frozen, Batch, Completion, RunStatus};
 use super::webhook::webhook_event;
 use crate::api::RunInfo;
@@ -78,6 +79,8 @@ impl JobPoller {
         config.interval_ms =
             timer_ms("intervalMs", options.get("intervalMs")?, config.interval_ms)?;
         config.status_every = status_every(&options, config.status_every)?;
+        let hidden = options.get("hiddenIntervalMs")?;
+        config.hidden_interval_ms = hidden_interval(hidden, config.hidden_interval_ms)?;
         budgets(
             ("maxDurationMs", options.get("maxDurationMs")?),
             &options,
@@ -104,6 +107,7 @@ impl JobPoller {
         started
             .get_or_insert_with(|| {
                 future_to_promise(async move {
+                    let _page = page::watch(&session);
                     let end = session.run(&*receivers).await;
                     finish(&session, &receivers.callbacks, end)
                 })

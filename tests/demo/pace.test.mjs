@@ -1,0 +1,172 @@
+// The pace of a poller in a browser: a hidden page polls at hiddenIntervalMs and at once when
+// visible again; offline, no request is attempted and no retry is spent, and the run completes
+// once back online; a Web Worker (no document) runs the poller as a page does.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { createSim } from "../../sim/index.js";
+import { startDemoServer } from "../../scripts/start.mjs";
+import { launchBrowser, rowIds } from "./browser-fixture.mjs";
+
+const API_KEY = "sk-pace-91c4e2";
+
+let demo;
+let browser;
+before(async () => {
+  [demo, browser] = await Promise.all([startDemoServer({ port: 0, sim: createSim({ apiKey: API_KEY }) }), launchBrowser()]);
+});
+after(async () => {
+  await browser?.close();
+  await demo?.close();
+});
+
+async function openPage(context) {
+  const page = await context.newPage();
+  page.setDefaultTimeout(20000);
+  await page.goto(demo.url);
+  await page.waitForSelector("body[data-ready=true]");
+  return page;
+}
+
+/** Starts a JobPoller in the page (the package by name, as an app would); records in window.__seen. */
+function startPoller(page, jobUid, extra) {
+  return page.evaluate(
+    async ({ jobUid, apiKey, extra }) => {
+      const { JobPoller } = await import("captaindata-poller");
+      const seen = (window.__seen = { ids: [], outcome: null });
+      const poller = new JobPoller({
+        jobUid,
+        apiKey,
+        projectId: "sim-project",
+        baseUrl: `${location.origin}/v3`,
+        shareAcrossTabs: false,
+        statusEvery: 2,
+        ...extra,
+        onBatch: (batch) => void seen.ids.push(...batch.results.map((row) => row.id)),
+        onComplete: (summary) => void (seen.outcome = { status: summary.status, retries: summary.retries }),
+        onError: (error) => void (seen.outcome = { code: error.code, message: error.message }),
+      });
+      window.__poller = poller;
+      poller.start().catch(() => {});
+    },
+    { jobUid, apiKey: API_KEY, extra },
+  );
+}
+
+const outcomeOf = (page) => page.waitForFunction(() => window.__seen?.outcome).then((h) => h.jsonValue());
+const requests = (jobUid) => demo.sim.stats(jobUid).log.length;
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Emulates the page being hidden or shown, as the browser does when the tab changes. */
+function setHidden(page, hidden) {
+  return page.evaluate((hidden) => {
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => hidden });
+    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (hidden ? "hidden" : "visible") });
+    document.dispatchEvent(new Event("visibilitychange"));
+  }, hidden);
+}
+
+async function waitForRequests(jobUid, n) {
+  for (let i = 0; i < 400 && requests(jobUid) < n; i++) await wait(25);
+}
+
+test("a hidden page polls at hiddenIntervalMs, and at once when visible again", async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await openPage(context);
+    const { jobUid } = demo.sim.createJob({ rows: 50, durationMs: 60_000 });
+    await startPoller(page, jobUid, { intervalMs: 100, hiddenIntervalMs: 1_500 });
+    await waitForRequests(jobUid, 4); // polling at 100 ms
+    await setHidden(page, true);
+    const hiddenAt = requests(jobUid);
+    await wait(1_000);
+    const whileHidden = requests(jobUid) - hiddenAt;
+    // Visible: at 100 ms a second would have cost ~10 polls (+ status reads); hidden: at most one.
+    assert.ok(whileHidden <= 2, `${whileHidden} requests in 1 s while hidden`);
+    const shownAt = requests(jobUid);
+    await setHidden(page, false);
+    await waitForRequests(jobUid, shownAt + 1);
+    assert.ok(requests(jobUid) > shownAt, "a poll at once on becoming visible");
+    await waitForRequests(jobUid, shownAt + 5);
+    assert.ok(requests(jobUid) >= shownAt + 5, "then the normal cadence again");
+  } finally {
+    await context.close();
+  }
+});
+
+test("hiddenIntervalMs: Infinity pauses polling while hidden", async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await openPage(context);
+    const { jobUid } = demo.sim.createJob({ rows: 50, durationMs: 60_000 });
+    await startPoller(page, jobUid, { intervalMs: 100, hiddenIntervalMs: Infinity });
+    await waitForRequests(jobUid, 3);
+    await setHidden(page, true);
+    await wait(150); // a request in flight when hidden still ends
+    const hiddenAt = requests(jobUid);
+    await wait(800);
+    assert.equal(requests(jobUid), hiddenAt, "no request while hidden");
+    await setHidden(page, false);
+    await waitForRequests(jobUid, hiddenAt + 1);
+    assert.ok(requests(jobUid) > hiddenAt);
+  } finally {
+    await context.close();
+  }
+});
+
+test("offline for longer than the retries last: no request, then the run completes with every row", async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await openPage(context);
+    const { jobUid } = demo.sim.createJob({ rows: 120, durationMs: 1_500, pageSize: 1000 });
+    // Retries would be spent in well under a second.
+    await startPoller(page, jobUid, { intervalMs: 100, retry: { retries: 2, minDelayMs: 20, maxDelayMs: 40 } });
+    await waitForRequests(jobUid, 2);
+    await context.setOffline(true);
+    await wait(100);
+    const offlineAt = requests(jobUid);
+    await wait(1_500);
+    assert.equal(requests(jobUid), offlineAt, "no request attempted while offline");
+    assert.equal(await page.evaluate(() => window.__seen.outcome), null, "retries not spent: still polling");
+    await context.setOffline(false);
+    const outcome = await outcomeOf(page);
+    assert.equal(outcome.status, "finished", JSON.stringify(outcome));
+    assert.deepEqual(await page.evaluate(() => window.__seen.ids), rowIds(120));
+  } finally {
+    await context.close();
+  }
+});
+
+test("a Web Worker (no document) runs the poller to the end", async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await openPage(context);
+    const { jobUid } = demo.sim.createJob({ rows: 80, durationMs: 300 });
+    const result = await page.evaluate(
+      ({ jobUid, apiKey }) => {
+        const source = `
+          import { JobPoller } from "${location.origin}/js/browser.js";
+          const ids = [];
+          const poller = new JobPoller({
+            jobUid: ${JSON.stringify(jobUid)}, apiKey: ${JSON.stringify(apiKey)}, projectId: "sim-project",
+            baseUrl: "${location.origin}/v3", intervalMs: 50, statusEvery: 2,
+            onBatch: (batch) => ids.push(...batch.results.map((row) => row.id)),
+          });
+          poller.start().then(
+            (summary) => postMessage({ status: summary.status, ids, role: poller.role }),
+            (error) => postMessage({ code: error.code, message: error.message }),
+          );`;
+        const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+        const worker = new Worker(url, { type: "module" });
+        return new Promise((resolve, reject) => {
+          worker.onmessage = (event) => resolve(event.data);
+          worker.onerror = (event) => reject(new Error(event.message));
+        });
+      },
+      { jobUid, apiKey: API_KEY },
+    );
+    assert.equal(result.status, "finished", JSON.stringify(result));
+    assert.deepEqual(result.ids, rowIds(80));
+  } finally {
+    await context.close();
+  }
+});

@@ -1,0 +1,206 @@
+//! The pace of a page's poller, hand-stepped through the engine's public API: a hidden page
+//! polls at `hidden_interval_ms` (or not at all) and at once when visible again; offline,
+//! nothing is sent and no retry is spent; the steady cadence is jittered.
+#![cfg(not(target_arch = "wasm32"))]
+
+use captaindata_poller::api::{Outcome, Page, RunInfo};
+use captaindata_poller::engine::{
+    Action, Config, Event, Poller, RequestKind, RetryPolicy, SleepReason,
+};
+
+fn config() -> Config {
+    let mut config = Config::new("https://api.captaindata.co/v3", "job-1").unwrap();
+    config.interval_ms = 1_000;
+    config.retry = RetryPolicy {
+        retries: 3,
+        min_delay_ms: 100,
+        max_delay_ms: 5_000,
+    };
+    config
+}
+
+fn results(len: usize) -> Outcome {
+    Outcome::Results(Page {
+        len,
+        ..Page::default()
+    })
+}
+
+fn running(rows: u64) -> Outcome {
+    Outcome::Run(RunInfo {
+        status: "running".into(),
+        row_count: Some(rows),
+        ..RunInfo::default()
+    })
+}
+
+/// Answers every request (results: one row more each time; the run: running) until the
+/// engine sleeps; returns the sleep.
+fn until_sleep(poller: &mut Poller, now: u64, reads: &mut usize) -> (u32, SleepReason) {
+    loop {
+        match poller.next_action(now) {
+            Action::Fetch(req) => {
+                let outcome = match req.kind {
+                    RequestKind::Results => {
+                        *reads += 1;
+                        results(*reads)
+                    }
+                    RequestKind::Run => running(*reads as u64),
+                };
+                poller.handle(
+                    Event::Response {
+                        id: req.id,
+                        outcome,
+                    },
+                    now,
+                );
+            }
+            Action::Emit(_) => poller.handle(Event::BatchDone, now),
+            Action::Status { .. } => {}
+            Action::Sleep { ms, reason } => return (ms, reason),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_hidden_page_polls_at_the_hidden_interval_and_at_once_when_visible() {
+    let mut config = config();
+    config.hidden_interval_ms = Some(60_000);
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let mut reads = 0;
+    let (ms, reason) = until_sleep(&mut poller, 0, &mut reads);
+    assert_eq!(reason, SleepReason::Interval);
+    assert!((950..=1_050).contains(&ms));
+    // Hidden (the glue cancels the timer): the rest of the sleep is stretched.
+    poller.handle(Event::Hidden(true), 10);
+    assert_eq!(
+        poller.next_action(10),
+        Action::Sleep {
+            ms: 60_000,
+            reason: SleepReason::Interval
+        }
+    );
+    // Visible again: a poll at once, then the normal cadence.
+    poller.handle(Event::Hidden(false), 20_000);
+    assert!(
+        matches!(poller.next_action(20_000), Action::Fetch(req) if req.kind == RequestKind::Results)
+    );
+}
+
+#[test]
+fn hidden_polling_can_be_paused_and_the_deadline_still_ends_it() {
+    let mut config = config();
+    config.hidden_interval_ms = None;
+    config.max_duration_ms = Some(100_000);
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let mut reads = 0;
+    until_sleep(&mut poller, 0, &mut reads);
+    poller.handle(Event::Hidden(true), 10);
+    // Only the deadline is left to wait for: no poll until visible.
+    let sleep = poller.next_action(10);
+    assert_eq!(
+        sleep,
+        Action::Sleep {
+            ms: 99_990,
+            reason: SleepReason::Interval
+        }
+    );
+    poller.handle(Event::TimerFired, 100_000);
+    assert!(matches!(poller.next_action(100_000), Action::Fail(e) if e.code.as_str() == "TIMEOUT"));
+}
+
+#[test]
+fn offline_sends_nothing_spends_no_retry_and_polls_at_once_when_online() {
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let mut reads = 0;
+    until_sleep(&mut poller, 0, &mut reads);
+    poller.handle(Event::TimerFired, 1_100);
+    let Action::Fetch(req) = poller.next_action(1_100) else {
+        panic!("a poll was due");
+    };
+    // The network goes while the request is in flight; its failure spends no retry.
+    poller.handle(Event::Online(false), 1_150);
+    for t in [1_200, 1_300] {
+        poller.handle(
+            Event::Response {
+                id: req.id,
+                outcome: Outcome::Network,
+            },
+            t,
+        );
+    }
+    let waiting = poller.next_action(1_200);
+    assert!(
+        matches!(waiting, Action::Sleep { ms, .. } if ms > 1_000_000),
+        "no request and no backoff while offline: {waiting:?}"
+    );
+    // Back online: the same read at once, and it counts as no retry.
+    poller.handle(Event::Online(true), 50_000);
+    let Action::Fetch(again) = poller.next_action(50_000) else {
+        panic!("online: a poll at once");
+    };
+    assert_eq!(again.kind, RequestKind::Results);
+    poller.handle(
+        Event::Response {
+            id: again.id,
+            outcome: results(5),
+        },
+        50_000,
+    );
+    assert!(matches!(poller.next_action(50_000), Action::Emit(_)));
+    poller.handle(Event::BatchDone, 50_000);
+    poller.handle(Event::Stop, 50_001);
+    assert!(matches!(poller.next_action(50_001), Action::Fail(_)));
+}
+
+#[test]
+fn many_offline_failures_never_exhaust_the_retries() {
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    poller.handle(Event::Online(false), 0);
+    // Offline from the start: nothing is sent at all.
+    assert!(!matches!(poller.next_action(0), Action::Fetch(_)));
+    poller.handle(Event::Online(true), 10);
+    for t in 0..20 {
+        let Action::Fetch(req) = poller.next_action(10 + t) else {
+            panic!("online again: the read is sent");
+        };
+        poller.handle(Event::Online(false), 10 + t);
+        poller.handle(
+            Event::Response {
+                id: req.id,
+                outcome: Outcome::Network,
+            },
+            10 + t,
+        );
+        poller.handle(Event::Online(true), 10 + t);
+    }
+    // Twenty failed reads while offline, three retries allowed: still polling.
+    assert!(matches!(poller.next_action(100), Action::Fetch(_)));
+}
+
+#[test]
+fn the_steady_cadence_is_jittered_by_seed_within_five_percent() {
+    let intervals = |seed: u64| {
+        let mut config = config();
+        config.seed = seed;
+        let mut poller = Poller::new(config, None, 0).unwrap();
+        let mut reads = 0;
+        let mut now = 0;
+        (0..8)
+            .map(|_| {
+                let (ms, _) = until_sleep(&mut poller, now, &mut reads);
+                now += u64::from(ms);
+                poller.handle(Event::TimerFired, now);
+                ms
+            })
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = (intervals(1), intervals(2));
+    assert!(
+        a.iter().chain(&b).all(|ms| (950..=1_050).contains(ms)),
+        "{a:?} {b:?}"
+    );
+    assert_ne!(a, b, "two clients started together do not poll in step");
+    assert_eq!(a, intervals(1), "the same seed, the same cadence");
+}
