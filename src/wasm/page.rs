@@ -36,7 +36,7 @@ pub struct PageWatch {
 /// Tells `session` the page's state now, then each change, until the watch is dropped.
 pub fn watch(session: &Rc<Session>) -> PageWatch {
     let mut listeners = Vec::new();
-    if let Some(document) = DOCUMENT.with(JsValue::clone).dyn_into::<Document>().ok() {
+    if let Ok(document) = DOCUMENT.with(JsValue::clone).dyn_into::<Document>() {
         if document.hidden() {
             session.event(Event::Hidden(true));
         }
