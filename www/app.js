@@ -4,6 +4,7 @@ import { JobPoller, isFinalError } from "captaindata-poller";
 import { adviceFor } from "./error-advice.js";
 import { estimateNaiveCost } from "./naive-cost.js";
 import { FAULT_PRESETS, simulatedJobSpec } from "./presets.js";
+import { showPace } from "./pace-note.js";
 import { createRequestMeter } from "./request-meter.js";
 import { createResultsTable } from "./results-table.js";
 import { clearStoredRows, forgetRun, loadSavedRun, saveRun, storeRows, storedRows } from "./saved-run.js";
@@ -12,7 +13,8 @@ import { createSimulatedJob, naiveLoopCost, simulatorStats } from "./simulator-c
 import { drawTimeline } from "./timeline-chart.js";
 
 const $ = (id) => document.getElementById(id);
-// Errors after which resuming cannot help: the saved run is dropped.
+/** How often a hidden tab polls (the package's default): the pace note says so. */
+const HIDDEN_INTERVAL_MS = 60_000;
 
 let settings = loadSettings();
 /** The run being watched; replaced by every start or resume. */
@@ -196,6 +198,7 @@ function pollerOptions(run) {
     jobUid,
     ...(cursor ? { cursor } : {}),
     intervalMs,
+    hiddenIntervalMs: HIDDEN_INTERVAL_MS,
     statusEvery: 3,
     retry: { retries: 6, minDelayMs: Math.min(250, intervalMs), maxDelayMs: 5000 },
     timeoutMs: 15000,
@@ -330,6 +333,7 @@ function offerResume() {
 }
 
 function init() {
+  showPace($("pace"), { hiddenIntervalMs: HIDDEN_INTERVAL_MS });
   const select = $("preset");
   for (const [value, { label }] of Object.entries(FAULT_PRESETS)) select.append(new Option(label, value));
   $("sim-form").addEventListener("submit", onSimSubmit);

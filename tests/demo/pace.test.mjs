@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createSim } from "../../sim/index.js";
 import { startDemoServer } from "../../scripts/start.mjs";
-import { launchBrowser, rowIds } from "./browser-fixture.mjs";
+import { launchBrowser, rowIds, shownRowIds, startSimulatedRun, waitForState } from "./browser-fixture.mjs";
 
 const API_KEY = "sk-pace-91c4e2";
 
@@ -168,5 +168,35 @@ test("a Web Worker (no document) runs the poller to the end", async () => {
     assert.deepEqual(result.ids, rowIds(80));
   } finally {
     await context.close();
+  }
+});
+
+test("the demo says when a tab stops spending requests: offline, then hidden", async () => {
+  // The demo as a newcomer runs it: its own simulator with the demo's credentials.
+  const own = await startDemoServer({ port: 0, sim: createSim() });
+  const context = await browser.newContext();
+  const requestsOf = (jobUid) => own.sim.stats(jobUid).log.length;
+  try {
+    const page = await context.newPage();
+    await page.goto(own.url);
+    await page.waitForSelector("body[data-ready=true]");
+    const jobUid = await startSimulatedRun(page, { inputs: 40, durationS: 3, pageSize: 1000, intervalMs: 100 });
+    await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length > 0);
+    await context.setOffline(true);
+    await page.waitForFunction(() => /offline/.test(document.querySelector("#pace").textContent));
+    await wait(100); // a request in flight when the network went still ends
+    const offlineAt = requestsOf(jobUid);
+    await wait(600);
+    assert.equal(requestsOf(jobUid), offlineAt, "no request while the demo says offline");
+    await context.setOffline(false);
+    await page.waitForFunction(() => document.querySelector("#pace").hidden);
+    await setHidden(page, true);
+    assert.match(await page.locator("#pace").textContent(), /hidden: polling at most every 60 s/);
+    await setHidden(page, false);
+    await waitForState(page, "completed");
+    assert.deepEqual(await shownRowIds(page), rowIds(40));
+  } finally {
+    await context.close();
+    await own.close();
   }
 });
