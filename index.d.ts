@@ -77,6 +77,8 @@ export interface RunStatus {
   readonly workflowUid: string | null;
   readonly startTime: string | null;
   readonly finishTime: string | null;
+  /** While the run is `paused`: how long this poller has seen it paused, in ms. */
+  readonly pausedForMs?: number;
 }
 
 /** What `start()` resolves with and `onComplete` receives (once). Frozen. */
@@ -146,8 +148,15 @@ export interface Connection {
 export interface JobPollerOptions extends Connection {
   /** The run to poll. */
   jobUid: string;
-  /** Results cadence in ms while the run is going. @default 10000 */
+  /** Results cadence in ms while the run is going, jittered by up to ±5 %. @default 10000 */
   intervalMs?: number;
+  /**
+   * While the page is hidden, results are polled no faster than this; `Infinity` pauses
+   * polling until the page is visible again, which polls at once. Offline (`navigator.onLine`
+   * false), nothing is sent and no retry is spent; back online, the poller polls at once.
+   * @default 60000
+   */
+  hiddenIntervalMs?: number;
   /** Read the run status once every N results polls, and early after a poll that brought no new rows or fewer than the poll before (a run that is ending). @default 5 */
   statusEvery?: number;
   /** Give up with `TIMEOUT` after this long. @default 21600000 (6 h) */
@@ -160,7 +169,7 @@ export interface JobPollerOptions extends Connection {
   cursor?: string;
   /** Row field that identifies a row; lets the poller drop rows a server repeats across pages. */
   rowKey?: string;
-  /** Seed of the backoff jitter (deterministic tests). @default 0 */
+  /** Seed of the backoff and cadence jitter (deterministic tests). @default a random seed per poller */
   seed?: number;
   /** New rows, in order. May return a promise: the next poll waits for it (backpressure). */
   onBatch?: (batch: Batch) => void | Promise<void>;
@@ -187,7 +196,10 @@ export interface JobPollerOptions extends Connection {
 /** The body of a Captain Data webhook, relayed to {@link JobPoller.webhookReceived}. */
 export interface WebhookPayload {
   job_uid?: string;
-  /** "Job successfully finished." or "Job failed.". */
+  /**
+   * "Job successfully finished." or "Job failed." (a hint to read now: the API's status decides
+   * the end); "Job successfully created." and unknown messages change nothing.
+   */
   message?: string;
   uid?: string;
   project_uid?: string;

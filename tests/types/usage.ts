@@ -44,6 +44,7 @@ const options: Options = {
   baseUrl: "https://proxy.example.com/v3",
   headers: { "x-proxy-token": "t" },
   intervalMs: 10_000,
+  hiddenIntervalMs: Infinity,
   statusEvery: 5,
   maxDurationMs: 21_600_000,
   maxRequests: 500,
