@@ -1,7 +1,7 @@
 //! JS options → the engine's [`Config`], the [`Connection`] the glue holds, and callbacks.
 //!
-//! The options object holds functions and an `AbortSignal`, so it is read through typed
-//! getters rather than deserialised (why: docs/size.md). Every option is checked up front;
+//! The options object holds functions and an `AbortSignal`, so it is read by name through
+//! the one typed getter of [`Options`] rather than deserialised (why: docs/size.md). Every option is checked up front;
 //! a bad one is a `TypeError` naming it. The engine validates what it owns (`jobUid`,
 //! `baseUrl`, the content of `cursor`).
 
