@@ -207,22 +207,14 @@ pub fn signal(options: &Options) -> Result<Option<AbortSignal>, JsValue> {
         .map_err(|value| invalid_option("signal", "an AbortSignal", &value))
 }
 
-/// The engine budgets: a duration (`maxDurationMs` or `deadlineMs`; it may exceed a timer's
-/// range) and `maxRequests`.
-pub fn budgets(
-    duration: (&str, JsValue),
-    options: &Options,
-    config: &mut Config,
-) -> Result<(), JsValue> {
+/// The engine budgets: a duration (`maxDurationMs` or `deadlineMs`, named by `duration`; it
+/// may exceed a timer's range) and `maxRequests`.
+pub fn budgets(options: &Options, duration: &str, config: &mut Config) -> Result<(), JsValue> {
     let default = config.max_duration_ms.unwrap_or(21_600_000);
-    let (name, value) = duration;
-    config.max_duration_ms = Some(ms(name, value, default, MAX_SAFE_INTEGER)?);
-    if let Some(n) = integer(
-        "maxRequests",
-        options.get("maxRequests")?,
-        1.0,
-        u32::MAX.into(),
-    )? {
+    let value = options.get(duration)?;
+    config.max_duration_ms = Some(ms(duration, value, default, MAX_SAFE_INTEGER)?);
+    let max_requests = options.get("maxRequests")?;
+    if let Some(n) = integer("maxRequests", max_requests, 1.0, u32::MAX.into())? {
         config.max_requests = Some(n as u32);
     }
     Ok(())

@@ -81,11 +81,7 @@ impl JobPoller {
         config.status_every = status_every(&options, config.status_every)?;
         let hidden = options.get("hiddenIntervalMs")?;
         config.hidden_interval_ms = hidden_interval(hidden, config.hidden_interval_ms)?;
-        budgets(
-            ("maxDurationMs", options.get("maxDurationMs")?),
-            &options,
-            config,
-        )?;
+        budgets(&options, "maxDurationMs", config)?;
         let callbacks = Callbacks::read(&options)?;
         let engine = Poller::new(common.config, common.cursor.as_deref(), now_ms())
             .map_err(|e| config_error(&e))?;

@@ -46,7 +46,7 @@ fn prepare(options: JsValue) -> Result<Session, JsValue> {
     config.step_mode = true;
     config.max_requests = Some(STEP_MAX_REQUESTS);
     config.max_duration_ms = Some(STEP_DEADLINE_MS);
-    budgets(("deadlineMs", options.get("deadlineMs")?), &options, config)?;
+    budgets(&options, "deadlineMs", config)?;
     let webhook = options.get("webhook")?;
     let webhook = match webhook.is_undefined() || webhook.is_null() {
         true => None,
