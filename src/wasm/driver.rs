@@ -18,7 +18,7 @@ use super::body;
 use super::fetch::{self, Connection};
 use super::interrupt::{self, Interrupt, Interrupter, Interrupts};
 use crate::api::RunInfo;
-use crate::engine::{Action, Event, PollError, Poller, Summary};
+use crate::engine::{Action, Event, FetchRequest, PollError, Poller, Summary};
 
 /// Where the loop's rows and statuses go: the callbacks of a `JobPoller`, or the rows of a
 /// `pollStep` round.
@@ -129,37 +129,12 @@ impl Session {
                 self.handle(Event::Stop);
             }
             match self.next_action() {
-                Action::Fetch(request) => {
-                    let sent = fetch::send(
-                        &self.connection,
-                        "GET",
-                        &request.url,
-                        None,
-                        request.timeout_ms,
-                    );
-                    if let Some(answer) = interrupts.until(false, Box::pin(sent)).await {
-                        let read =
-                            body::read(answer, request.kind, self.connection.row_key.as_deref());
-                        let outcome = io.keep(read);
-                        self.handle(Event::Response {
-                            id: request.id,
-                            outcome,
-                        });
-                    }
-                }
+                Action::Fetch(request) => self.fetch(request, &mut interrupts, &mut io).await,
                 Action::Sleep { ms, .. } => {
                     // The engine has acted on the last response: its rows and body are let
                     // go rather than kept alive for the whole interval.
                     io = Io::default();
-                    interrupts.forget_wakes();
-                    // Cut short by an event, the engine decides what is left of the sleep.
-                    if interrupts
-                        .until(true, Box::pin(TimeoutFuture::new(ms)))
-                        .await
-                        .is_some()
-                    {
-                        self.handle(Event::TimerFired);
-                    }
+                    self.sleep(ms, &mut interrupts).await;
                 }
                 Action::Emit(batch) => {
                     let rows = io.rows(batch.start, batch.end);
@@ -176,6 +151,27 @@ impl Session {
                 Action::Fail(error) => return End::Fail(error),
                 Action::Idle => interrupts.next().await,
             }
+        }
+    }
+
+    /// Sends the engine's GET and tells it the outcome; a stop drops (aborts) the request.
+    async fn fetch(&self, request: FetchRequest, interrupts: &mut Interrupts, io: &mut Io) {
+        let (url, timeout_ms) = (&request.url, request.timeout_ms);
+        let sent = fetch::send(&self.connection, "GET", url, None, timeout_ms);
+        if let Some(answer) = interrupts.until(false, Box::pin(sent)).await {
+            let row_key = self.connection.row_key.as_deref();
+            let outcome = io.keep(body::read(answer, request.kind, row_key));
+            let id = request.id;
+            self.handle(Event::Response { id, outcome });
+        }
+    }
+
+    /// The engine's timer; cut short by an event, the engine decides what is left of it.
+    async fn sleep(&self, ms: u32, interrupts: &mut Interrupts) {
+        interrupts.forget_wakes();
+        let timer = Box::pin(TimeoutFuture::new(ms));
+        if interrupts.until(true, timer).await.is_some() {
+            self.handle(Event::TimerFired);
         }
     }
 }
