@@ -33,7 +33,8 @@ export function shareAcrossTabs(Inner) {
 
     constructor(options) {
       const poller = new Inner(options); // validates every option of the wasm poller; inert until start()
-      const offset = wantsSharing(options) ? cursorOffset(poller.cursor) : null;
+      // Where this tab's rows start (the row after its cursor): it takes shared rows from there.
+      const offset = wantsSharing(options) ? poller._offset : null;
       this.#impl = offset === null ? poller : new TabShare(Inner, options, poller, offset);
     }
 
@@ -84,22 +85,6 @@ function describe(value) {
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "function") return "a function";
   return typeof value === "object" && value !== null ? "an object" : String(value);
-}
-
-/**
- * The row offset a cursor resumes at, or null. The format belongs to the engine
- * (src/engine/cursor.rs): "cdp1." + base64url of "jobUid|offset|…". A tab that resumes from a
- * cursor must know where its rows start to take the shared rows from there on.
- */
-export function cursorOffset(cursor) {
-  const encoded = /^cdp1\.([A-Za-z0-9_-]+)$/.exec(cursor)?.[1];
-  if (!encoded) return null;
-  try {
-    const offset = Number(atob(encoded.replace(/-/g, "+").replace(/_/g, "/")).split("|")[1]);
-    return Number.isSafeInteger(offset) && offset >= 0 ? offset : null;
-  } catch {
-    return null;
-  }
 }
 
 /** `https://host/v3/` and `https://host/v3` poll the same API: one name for both. */

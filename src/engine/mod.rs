@@ -348,6 +348,12 @@ impl Poller {
         self.cursor_state().encode()
     }
 
+    /// Rows delivered so far, including those before the cursor it started from: the
+    /// position of the next row.
+    pub fn delivered(&self) -> u64 {
+        self.cursor_state().offset
+    }
+
     /// Requests sent so far.
     pub fn requests(&self) -> u32 {
         self.state.requests()

@@ -73,6 +73,11 @@ impl Session {
         self.engine.borrow().cursor()
     }
 
+    /// Rows delivered so far, including those before the cursor it started from.
+    pub fn delivered(&self) -> u64 {
+        self.engine.borrow().delivered()
+    }
+
     /// Requests sent so far.
     pub fn requests(&self) -> u32 {
         self.engine.borrow().requests()

@@ -131,6 +131,13 @@ impl JobPoller {
         Ok(())
     }
 
+    // Internal: rows delivered so far, including before the cursor it started from (the tab
+    // layer, js/tabs.js, takes shared rows from there on).
+    #[wasm_bindgen(getter, js_name = _offset)]
+    pub fn offset(&self) -> f64 {
+        self.session.delivered() as f64
+    }
+
     // Internal: the async iterator (js/extras.js) receives each batch here too.
     #[wasm_bindgen(js_name = _setBatchSink)]
     pub fn set_batch_sink(&self, sink: Function) {
