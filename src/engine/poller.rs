@@ -629,7 +629,7 @@ impl Poller {
         let s = &self.state;
         // A webhook relayed to this step hints that the end is near.
         let hinted = self.config.step_mode && s.hinted.is_some();
-        let counted_more = run.row_count.is_none_or(|n| n > s.offset);
+        let counted_more = !matches!(run.row_count, Some(n) if n <= s.offset);
         counted_more || s.quiet >= QUIET_TICKS || hinted
     }
 
