@@ -1491,3 +1491,51 @@ fn a_step_with_nothing_new_is_one_status_read_and_quiet_rounds_carry_over() {
     assert_eq!(per_round[q], both);
     assert!(per_round[q + 1..q + 1 + q].iter().all(|r| *r == one_status));
 }
+
+#[test]
+fn a_single_new_row_is_read_at_the_next_tick() {
+    // One row every 2.5 intervals: each is counted at the next tick and read then.
+    let count = |now: u64| Some(bursts_at(now, 2_500, 1, 6));
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, bursty(6, 10, 2_500, 1, count));
+    assert_eq!(log.delivered, (0..6).collect::<Vec<_>>());
+    for (i, at) in log.delivered_at.iter().enumerate() {
+        let appeared = (i as u64 + 1) * 2_500;
+        assert!(
+            *at <= appeared + 1_050,
+            "row {i} at {at}, appeared {appeared}"
+        );
+    }
+}
+
+#[test]
+fn a_cursor_saved_during_the_drain_reads_a_full_tail_once_more() {
+    // The run is over; the cursor was saved after a full page 1 that did not link page 2 yet.
+    let mut config = config();
+    config.page_size = 3;
+    let server = |req: &FetchRequest, now: u64| match req.url.as_str() {
+        RUN => run("finished", 1),
+        RESULTS => page(0..3, (now >= 1_050).then_some("?page=2")),
+        u if u.ends_with("page=2") => page(3..5, None),
+        other => panic!("unexpected {other}"),
+    };
+    let mut first = Poller::new(config.clone(), None, 1_000).unwrap();
+    let mut cursor = None;
+    for _ in 0..20 {
+        match first.next_action(1_000) {
+            Action::Fetch(req) => {
+                let reply = server(&req, 1_000);
+                respond(&mut first, &req, reply.outcome, 1_000);
+            }
+            Action::Emit(_) => {
+                cursor = Some(first.cursor());
+                break;
+            }
+            _ => {}
+        }
+    }
+    let mut second = Poller::new(config, cursor.as_deref(), 1_000).unwrap();
+    let log = drive(&mut second, 1_000, server);
+    assert_eq!(log.delivered, vec![3, 4]);
+    assert_eq!(log.complete.map(|s| s.total_results), Some(5));
+}

@@ -158,8 +158,13 @@ impl State {
             tick_read: false,
             status_seen: false,
             last_run: None,
+            // A cursor saved during the end's drain: the tail may still lag, so a full one is
+            // read once more (once: cron rounds on such a cursor must not re-read for ever).
+            rechecks_left: match ending {
+                Some(_) => config.retry.retries.min(1),
+                None => 0,
+            },
             ending,
-            rechecks_left: 0,
             paused_since: None,
             hint_reads: 0,
             hinted: None,
