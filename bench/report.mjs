@@ -144,6 +144,29 @@ export function targets(report, baseline = loadBaseline()) {
   return out;
 }
 
+const SUMMARY = [LIBRARY, STEP, INCREMENTAL, "seed"];
+
+/** The short table the README quotes: the package against the hand-written poller and the seed. */
+export function summaryTable(report) {
+  const lines = [
+    "| workload | contestant | requests | bytes (÷ rows' bytes) | row delay p50 / p95 (s) | end → complete (s) | CPU ms / tick |",
+    "| --- | --- | --- | --- | --- | --- | --- |",
+  ];
+  for (const w of report.workloads) {
+    for (const id of SUMMARY) {
+      const r = report.results.find((x) => x.workload === w.id && x.contestant === id);
+      if (!r) continue;
+      const cpu = r.step ? `${r.step.meanCpuMs.toFixed(2)} per round` : r.cpuMsPerTick.toFixed(2);
+      const end = r.jobs > 1 ? `${secs(r.completionDelayMs.p95)} (p95)` : secs(r.completionDelayMs.max);
+      const ok = r.rows.exactlyOnce && Object.keys(r.errors).length === 0 ? "" : " ⚠";
+      lines.push(
+        `| ${w.id} | ${r.label}${ok} | ${num(r.requests.total)} | ${mb(r.bytes.total)} (${r.bytesPerRowByte.toFixed(1)}×) | ${secs(r.rowDelayMs.p50)} / ${secs(r.rowDelayMs.p95)} | ${end} | ${cpu} |`,
+      );
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
 /** The table the README quotes, with the machine, the date and the targets. */
 export function markdownTable(report) {
   const m = report.machine;
@@ -156,6 +179,11 @@ export function markdownTable(report) {
     "Workloads:",
     "",
     ...report.workloads.map((w) => `- \`${w.id}\`: ${w.what}.`),
+    "",
+    "In short (the package, its `pollStep`, the hand-written incremental poller, the seed's loop):",
+    "",
+    summaryTable(report),
+    "Every contestant:",
     "",
     `| ${HEADER.join(" | ")} |`,
     `| ${HEADER.map(() => "---").join(" | ")} |`,
