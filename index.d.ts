@@ -144,11 +144,22 @@ export interface Connection {
   signal?: AbortSignal;
 }
 
+/**
+ * When the results are read while the run is going.
+ * - `"status"`: each tick reads the run's status (small, with `row_count`) and the results only
+ *   when the count is past the rows delivered, the run gives no count, six ticks in a row said
+ *   nothing new (counts lag), or the run is over. While rows come on every tick, the results are
+ *   read first, as with `"every-tick"`.
+ * - `"every-tick"`: the results on every tick; the status every `statusEvery` reads and after a
+ *   read that brought no new rows or fewer than the one before.
+ */
+export type ReadMode = "status" | "every-tick";
+
 /** Options of {@link JobPoller}. Validated up front: a bad one throws a `TypeError` naming it. */
 export interface JobPollerOptions extends Connection {
   /** The run to poll. */
   jobUid: string;
-  /** Results cadence in ms while the run is going, jittered by up to ±5 %. @default 10000 */
+  /** Cadence in ms of the reads while the run is going (one tick per interval), jittered by up to ±5 %. @default 10000 */
   intervalMs?: number;
   /**
    * While the page is hidden, results are polled no faster than this; `Infinity` pauses
@@ -157,7 +168,9 @@ export interface JobPollerOptions extends Connection {
    * @default 60000
    */
   hiddenIntervalMs?: number;
-  /** Read the run status once every N results polls, and early after a poll that brought no new rows or fewer than the poll before (a run that is ending). @default 5 */
+  /** Read a page only when the run's status says it changed (`"status"`), or on every tick. @default "status" */
+  readMode?: ReadMode;
+  /** When the results are read on every tick (`readMode: "every-tick"`, or while rows come on every tick): read the run status once every N results polls, and early after a poll that brought no new rows or fewer than the poll before (a run that is ending). @default 5 */
   statusEvery?: number;
   /** Give up with `TIMEOUT` after this long. @default 21600000 (6 h) */
   maxDurationMs?: number;
@@ -241,6 +254,8 @@ export interface PollStepOptions extends Connection {
   deadlineMs?: number;
   /** A relayed webhook: do the final read now. */
   webhook?: WebhookPayload;
+  /** `"status"`: a round reads the status, and the results only when they changed (one request when nothing did). `"every-tick"`: the results, then the status. @default "status" */
+  readMode?: ReadMode;
   rowKey?: string;
   retry?: RetryOptions;
   seed?: number;

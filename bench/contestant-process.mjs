@@ -47,9 +47,10 @@ const memory = () => {
 async function wasmMemoryBytes() {
   if (id !== "library") return 0;
   const { readFileSync } = await import("node:fs");
-  const glue = await import("../pkg/captaindata_poller.js");
+  const { PACKAGE_ROOT } = await import("./contestants/package.mjs");
+  const glue = await import(new URL("pkg/captaindata_poller.js", PACKAGE_ROOT).href);
   // Already initialised by the package entry: initSync returns the same instance's exports.
-  const exports = glue.initSync({ module: readFileSync(new URL("../pkg/captaindata_poller_bg.wasm", import.meta.url)) });
+  const exports = glue.initSync({ module: readFileSync(new URL("pkg/captaindata_poller_bg.wasm", PACKAGE_ROOT)) });
   return exports.memory.buffer.byteLength;
 }
 

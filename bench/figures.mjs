@@ -1,7 +1,8 @@
-// From what the simulator saw and what a contestant's callbacks got, to the figures of
-// issue 5: requests and bytes, rows delivered (lost/duplicated), row and completion delays,
-// CPU per 10,000 rows, memory per idle poller. Delays are in API time (real × scale).
+// From what the simulator saw and what a contestant's callbacks got, to the figures:
+// requests and bytes, rows delivered (lost/duplicated), row and completion delays, CPU per
+// 10,000 rows and per tick, memory per idle poller. Delays are in API time (real × scale).
 import { makeRow } from "../sim/rows.js";
+import { scaledOptions } from "./workloads.mjs";
 
 /** The q-quantile (0..1) of sorted numbers, nearest rank; null when empty. */
 export function quantile(sorted, q) {
@@ -15,18 +16,28 @@ function spread(values) {
   return { p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95), max: quantile(sorted, 1) };
 }
 
-/** When row `i` of a simulated job becomes readable (sim/jobs.js: rows arrive linearly). */
+/**
+ * When row `i` of a simulated job becomes readable (sim/jobs.js): linearly, or with the
+ * first of `bursts` steps whose `floor(rows · k / bursts)` passes it, at `k · duration / bursts`.
+ */
 export function availableAt(job, i) {
-  const { rows, durationMs, startDelayMs } = job.spec;
-  return job.createdAt + startDelayMs + Math.ceil(((i + 1) * durationMs) / rows);
+  const { rows, durationMs, startDelayMs, arrival } = job.spec;
+  const start = job.createdAt + startDelayMs;
+  const bursts = arrival?.bursts;
+  if (!bursts) return start + Math.ceil(((i + 1) * durationMs) / rows);
+  const k = Math.ceil(((i + 1) * bursts) / rows);
+  return start + Math.ceil((k * durationMs) / bursts);
 }
 
 /** Rows readable at time `t` (the inverse of availableAt). */
 export function rowsAt(job, t) {
-  const { rows, durationMs, startDelayMs } = job.spec;
+  const { rows, durationMs, startDelayMs, arrival } = job.spec;
   const ran = t - job.createdAt - startDelayMs;
   if (ran < 0) return 0;
-  return ran >= durationMs ? rows : Math.floor((rows * ran) / durationMs);
+  if (ran >= durationMs) return rows;
+  const bursts = arrival?.bursts;
+  if (!bursts) return Math.floor((rows * ran) / durationMs);
+  return Math.floor((rows * Math.floor((bursts * ran) / durationMs)) / bursts);
 }
 
 /** Exactly-once and in-order check of one job's deliveries. */
@@ -76,6 +87,11 @@ export function figures({ workload, contestant, sim, outcome, wallMs }) {
   const completionDelays = [];
   const errors = new Map();
   let completed = 0;
+  // Ticks: the interval grid over each run's life (start delay included); a step contestant's
+  // rounds, with the CPU measured around each `pollStep`.
+  const intervalMs = scaledOptions(workload).intervalMs;
+  let ticks = 0;
+  const roundCpu = [];
   const all = sim.stats();
   addCounts(requests, all.requests);
   addCounts(bytes, all.bytes);
@@ -94,6 +110,8 @@ export function figures({ workload, contestant, sim, outcome, wallMs }) {
       firstSeen.add(index);
       rowDelays.push(Math.max(0, record.times[k] - availableAt(job, index)) * scale);
     });
+    ticks += Math.max(1, (job.endsAt - job.createdAt) / intervalMs);
+    if (record.summary?.roundCpuMicros) roundCpu.push(...record.summary.roundCpuMicros);
     if (record.error) errors.set(record.error, (errors.get(record.error) ?? 0) + 1);
     else if (record.completedAt !== null) {
       completed += 1;
@@ -116,6 +134,8 @@ export function figures({ workload, contestant, sim, outcome, wallMs }) {
     completionDelayMs: spread(completionDelays),
     cpuMs,
     cpuMsPer10kRows: rows > 0 ? (cpuMs * 10_000) / rows : null,
+    cpuMsPerTick: cpuMs / ticks,
+    step: roundCpu.length > 0 ? { rounds: roundCpu.length, cpuMs: spread(roundCpu.map((us) => us / 1000)), meanCpuMs: roundCpu.reduce((a, b) => a + b, 0) / roundCpu.length / 1000 } : undefined,
     memory: outcome.idle && idleMemory(outcome.idle),
     wallMs,
   };

@@ -6,6 +6,7 @@
 //   BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" node bench/run.mjs large --contestants library
 import { fork } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startSimServer } from "../sim/server.mjs";
@@ -19,7 +20,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_OUT = path.join(here, "results");
 const API_KEY = "bench-key";
 const PROJECT_ID = "bench-project";
-const CHARTED = new Set(["medium", "large"]);
+const CHARTED = new Set(["bursty", "large"]);
 
 /** Waits for the child's next message of `type` (or its death). */
 function nextMessage(child, type, timeoutMs) {
@@ -89,11 +90,13 @@ async function runOne(server, workload, who) {
 export async function runBench({ workloads = [], contestants = [], outDir = DEFAULT_OUT, log = console.error, print = true } = {}) {
   const selected = selectWorkloads(workloads);
   const who = contestants.length === 0 ? CONTESTANTS : contestants.map(contestant);
+  const loadBefore = loadavg()[0];
   const server = await startSimServer({ apiKey: API_KEY, projectId: PROJECT_ID, seed: 7 });
   const results = [];
   try {
     for (const workload of selected) {
       for (const c of who) {
+        if (c.skip?.includes(workload.id)) continue;
         log(`bench: ${workload.id} × ${c.label} …`);
         const r = await runOne(server, workload, c);
         log(`bench: ${workload.id} × ${c.label}: ${r.requests.total} requests, ${r.rows.delivered}/${r.rows.expected} rows, ${(r.wallMs / 1000).toFixed(1)} s`);
@@ -106,6 +109,7 @@ export async function runBench({ workloads = [], contestants = [], outDir = DEFA
   const report = {
     date: new Date().toISOString(),
     machine: machine(),
+    load: { before: loadBefore, after: loadavg()[0] },
     size: shippedSize(),
     workloads: selected.map(({ id, what, jobs, scale, spec, faults }) => ({ id, what, jobs, scale, spec, faults, options: scaledOptions({ scale }) })),
     results,

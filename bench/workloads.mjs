@@ -1,15 +1,26 @@
-// The five workloads of issue 5, in API time (what a real run would take), and the time
-// scale that shrinks each one so the whole bench takes minutes. Every duration handed to the
-// simulator or to a contestant (run length, interval, retry delays, Retry-After) is divided by
+// The workloads, in API time (what a real run would take), and the time scale that shrinks
+// each one so the whole bench takes minutes. Every duration handed to the simulator or to a
+// contestant (run length, interval, retry delays, Retry-After, count lag) is divided by
 // `scale`; measured delays are multiplied back, so figures read in API time.
+//
+// The API serves 1000-row pages and batch-processes (rows come in bursts, quiet ticks in
+// between): `bursty`, `bursty-lag`, `one-page` and `trickle` are such runs. `small` and
+// `fleet` fit in one page of any size; `medium`, `large` and `flaky` keep the 100- and
+// 500-row pages and linear arrival they have always had, so their figures compare over time.
 
 /** The seed's interval, and the library's default `intervalMs`. */
 export const INTERVAL_MS = 10_000;
 /** The library's default retry policy (DESIGN §3), scaled like every other delay. */
 export const RETRY = Object.freeze({ retries: 5, minDelayMs: 1000, maxDelayMs: 60_000 });
 export const STATUS_EVERY = 5;
+export const STEP_DEADLINE_MS = 25_000;
 
 const medium = { rows: 2000, pageSize: 100, durationMs: 10 * 60_000, startDelayMs: 10_000 };
+/**
+ * 3,000 rows in 30 bursts 70 s (7 intervals) apart: Captain Data's batches. The run the
+ * package was first measured on (results read on every tick: ≈35× the rows' own bytes).
+ */
+const bursty = { rows: 3000, pageSize: 1000, durationMs: 35 * 60_000, startDelayMs: 10_000, arrival: { bursts: 30 } };
 
 /** 429 bursts (3 in a row, Retry-After 2 s) at a few points of the run, on top of 10 % 5xx. */
 const burst = (nth) => ({ kind: "any", nth, count: 3, respond: 429, retryAfter: 2 });
@@ -25,12 +36,41 @@ export const WORKLOADS = [
     what: "50 rows, one page, 1 min run",
     jobs: 1,
     scale: 100,
-    spec: { rows: 50, pageSize: 100, durationMs: 60_000, startDelayMs: 10_000 },
+    spec: { rows: 50, pageSize: 1000, durationMs: 60_000, startDelayMs: 10_000 },
   },
-  { id: "medium", what: "2,000 rows over 10 min, pages of 100", jobs: 1, scale: 100, spec: medium },
+  {
+    id: "bursty",
+    what: "3,000 rows in 30 bursts 70 s apart over 35 min, pages of 1000",
+    jobs: 1,
+    scale: 100,
+    spec: bursty,
+  },
+  {
+    id: "bursty-lag",
+    what: "bursty, with row_count 15 s (1.5 intervals) behind the rows",
+    jobs: 1,
+    scale: 100,
+    spec: { ...bursty, countLagMs: 15_000 },
+  },
+  {
+    id: "one-page",
+    what: "600 rows in 12 bursts over 10 min: one page of 1000",
+    jobs: 1,
+    scale: 100,
+    spec: { rows: 600, pageSize: 1000, durationMs: 10 * 60_000, startDelayMs: 10_000, arrival: { bursts: 12 } },
+  },
+  {
+    id: "trickle",
+    what: "300 rows one at a time over 2 h (one per 24 s), pages of 1000",
+    jobs: 1,
+    // 2 h in 36 s; a request (≈1 ms) is then ≈0.2 s of API time.
+    scale: 200,
+    spec: { rows: 300, pageSize: 1000, durationMs: 2 * 3_600_000, startDelayMs: 10_000 },
+  },
+  { id: "medium", what: "2,000 rows over 10 min, pages of 100 (linear)", jobs: 1, scale: 100, spec: medium },
   {
     id: "large",
-    what: "50,000 rows over 30 min, pages of 500",
+    what: "50,000 rows over 30 min, pages of 500 (linear)",
     jobs: 1,
     scale: 100,
     spec: { rows: 50_000, pageSize: 500, durationMs: 30 * 60_000, startDelayMs: 10_000 },
@@ -50,7 +90,7 @@ export const WORKLOADS = [
     // 1,000 pollers on one 10 s interval are 100+ requests per second at scale 1; at 5 the
     // simulator and the client (2 cores) keep up, at 10 they saturate and delays measure the queue.
     scale: 5,
-    spec: { rows: 20, pageSize: 100, durationMs: 60_000, startDelayMs: 20_000 },
+    spec: { rows: 20, pageSize: 1000, durationMs: 60_000, startDelayMs: 20_000 },
     measureIdle: true,
   },
 ];
@@ -67,6 +107,7 @@ export function scaledSpec(workload, jobUid) {
     jobUid,
     durationMs: spec.durationMs / scale,
     startDelayMs: spec.startDelayMs / scale,
+    ...(spec.countLagMs ? { countLagMs: spec.countLagMs / scale } : {}),
     ...(scaledFaults ? { faults: scaledFaults } : {}),
   };
 }
@@ -78,6 +119,8 @@ export function scaledOptions(workload) {
     intervalMs: INTERVAL_MS / scale,
     statusEvery: STATUS_EVERY,
     retry: { retries: RETRY.retries, minDelayMs: RETRY.minDelayMs / scale, maxDelayMs: RETRY.maxDelayMs / scale },
+    // pollStep's default deadline (25 s), scaled like every other time.
+    deadlineMs: STEP_DEADLINE_MS / scale,
   };
 }
 

@@ -26,7 +26,7 @@ describe("bench smoke (small workload)", () => {
     for (const r of report.results) assert.ok(r.requests.results > 0, `${r.contestant} read no results`);
   });
 
-  for (const id of ["library", "incremental"]) {
+  for (const id of ["library", "library-step", "incremental"]) {
     test(`${id}: every row of the run exactly once, in order, and completion reported`, () => {
       const r = result(id);
       assert.equal(r.rows.expected, 50);

@@ -13,7 +13,8 @@ use captaindata_poller::api::{
     classify_webhook, retry_hint, Outcome, Page, RunInfo, Webhook, WebhookKind,
 };
 use captaindata_poller::engine::{
-    Action, Config, ErrorCode, Event, FetchRequest, Poller, RequestKind, RetryPolicy,
+    Action, Config, ErrorCode, Event, FetchRequest, Poller, ReadMode, RequestKind, RetryPolicy,
+    QUIET_TICKS,
 };
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -61,6 +62,21 @@ struct Plan {
     missing_results: bool,
     /// `row_count` lags the rows there are by up to this many.
     count_lag: u64,
+    /// Status-guided or results on every tick.
+    read_mode: ReadMode,
+    /// Rows arrive in this many bursts (the last at the end) instead of one by one; a burst
+    /// can cross several pages at once.
+    bursts: Option<u64>,
+    /// `row_count` counts the rows there were this long ago (as well as `count_lag`).
+    count_lag_ms: u64,
+    /// One status read in four reports a count half as high (a count that goes down).
+    count_drops: bool,
+    /// While running, `row_count` says up to this many rows more than the results hold.
+    count_ahead: u64,
+    /// While running, `row_count` stops moving at this time (a stuck count).
+    count_stuck_at: Option<u64>,
+    /// The run has no `row_count` at all.
+    no_count: bool,
     /// Just after the run ends, a full page says it is the last for `retry.min_delay_ms`
     /// (its next page is not linked yet): only reading a full tail again finds the rest.
     late_next: bool,
@@ -99,7 +115,29 @@ impl Plan {
         config.dedupe = self.dup > 0;
         // The API's page size is known (1000 on the real API).
         config.page_size = self.page_size as usize;
+        config.read_mode = self.read_mode;
         config
+    }
+
+    /// The longest a row may wait in a clean plan (polling from the start, no faults): the
+    /// quiet ticks a stale count costs, a lagging count, the end's drain, webhook reads.
+    /// With an exact count, a row is read at the first tick that counts it.
+    fn max_row_delay(&self) -> u64 {
+        let pages = self.rows / self.page_size + 3;
+        let tick = u64::from(self.interval_ms) + 50 * pages;
+        let min_delay = u64::from(self.retry.min_delay_ms) + 50 * pages;
+        let webhook_reads = 10 * self.webhooks.len() as u64;
+        let exact = self.count_lag == 0
+            && self.count_lag_ms == 0
+            && !self.count_drops
+            && self.count_stuck_at.is_none();
+        let ticks = match exact {
+            true => 2,
+            false => u64::from(QUIET_TICKS) + 2,
+        };
+        ticks * tick
+            + self.count_lag_ms
+            + (u64::from(self.retry.retries) + 1 + webhook_reads) * min_delay
     }
 }
 
@@ -137,6 +175,24 @@ fn plan() -> impl Strategy<Value = Plan> {
         prop_oneof![Just(0u64), 1u64..20],
         any::<bool>(),
     );
+    let read_mode = prop_oneof![
+        3 => Just(ReadMode::StatusGuided),
+        1 => Just(ReadMode::EveryTick),
+    ];
+    let counts = (
+        read_mode,
+        proptest::option::weighted(0.5, 1u64..8),
+        prop_oneof![Just(0u64), 1u64..20_000],
+        proptest::bool::weighted(0.2),
+        prop_oneof![3 => Just(0u64), 1 => 1u64..30],
+        proptest::option::weighted(0.2, 0u64..40_000),
+        proptest::bool::weighted(0.1),
+    );
+    // Exact counts often enough that the tight delay bound is exercised.
+    let counts = counts.prop_map(|c| match c.0 == ReadMode::StatusGuided && c.2 % 3 == 0 {
+        true => (c.0, c.1, 0, false, c.4, None, c.6),
+        false => c,
+    });
     let limits = (
         proptest::option::weighted(0.25, 1u32..120),
         proptest::option::weighted(0.25, 1u64..90_000),
@@ -145,11 +201,14 @@ fn plan() -> impl Strategy<Value = Plan> {
         1u32..7,
         (0u32..6, 0u32..400, 0u32..4_000),
     );
-    (shape, end, faults, api, limits).prop_map(|(shape, end, faults, api, limits)| {
+    let input = (shape, end, faults, api, limits, counts);
+    input.prop_map(|(shape, end, faults, api, limits, counts)| {
         let (seed, rows, page_size, dup, finish_at) = shape;
         let (fault_pct, stop_at, webhooks, resume_pct) = faults;
         let (next_form, completed, missing_results, count_lag, late_next) = api;
         let (max_requests, max_duration, step_mode, interval_ms, status_every, retry) = limits;
+        let (read_mode, bursts, count_lag_ms, count_drops, count_ahead, count_stuck_at, no_count) =
+            counts;
         let retry = RetryPolicy {
             retries: retry.0,
             min_delay_ms: retry.1,
@@ -167,6 +226,14 @@ fn plan() -> impl Strategy<Value = Plan> {
             completed,
             missing_results,
             count_lag,
+            read_mode,
+            bursts,
+            count_lag_ms,
+            count_drops,
+            count_ahead,
+            count_stuck_at,
+            // Without a count, a run whose results are 404 for ever cannot be told empty.
+            no_count: no_count && !missing_results,
             late_next,
             stop_at,
             webhooks,
@@ -211,9 +278,29 @@ struct Server<'a> {
 impl Server<'_> {
     fn available(&self, now: u64) -> u64 {
         let p = self.plan;
+        if let Some(bursts) = p.bursts {
+            let done = match now >= p.finish_at {
+                true => bursts,
+                false => bursts * now / p.finish_at.max(1),
+            };
+            return p.rows * done / bursts;
+        }
         (0..p.rows)
             .take_while(|i| (i + 1) * p.finish_at / (p.rows + 1) <= now)
             .count() as u64
+    }
+
+    /// When row `i` becomes readable.
+    fn arrival(&self, i: u64) -> u64 {
+        let (mut low, mut high) = (0, self.plan.finish_at);
+        while low < high {
+            let mid = (low + high) / 2;
+            match self.available(mid) > i {
+                true => high = mid,
+                false => low = mid + 1,
+            }
+        }
+        low
     }
 
     fn ended(&self, now: u64) -> bool {
@@ -347,14 +434,34 @@ impl Server<'_> {
         };
         RunInfo {
             status: status.into(),
-            row_count: Some(
-                self.available(now)
-                    .saturating_sub(self.rng.below(p_lag + 1)),
-            ),
+            row_count: self.count(now, p_lag),
             total_row_count: Some(self.plan.rows),
             number_inputs: Some(3),
             error_message,
         }
+    }
+}
+
+impl Server<'_> {
+    /// What `row_count` says at `now`: lagging, stuck, going down or ahead, as planned.
+    fn count(&mut self, now: u64, lag: u64) -> Option<u64> {
+        let p = self.plan;
+        if p.no_count {
+            return None;
+        }
+        let running = !self.ended(now);
+        let mut at = now.saturating_sub(p.count_lag_ms);
+        if let Some(stuck) = p.count_stuck_at.filter(|_| running) {
+            at = at.min(stuck);
+        }
+        let mut count = self.available(at).saturating_sub(self.rng.below(lag + 1));
+        if p.count_drops && self.rng.below(4) == 0 {
+            count /= 2;
+        }
+        if running && p.count_ahead > 0 {
+            count += self.rng.below(p.count_ahead + 1);
+        }
+        Some(count)
     }
 }
 
@@ -381,6 +488,8 @@ fn webhook(kind: WebhookKind) -> Webhook {
 #[derive(Debug, Default)]
 struct Outcomes {
     delivered: Vec<u64>,
+    /// When each delivered row reached the user.
+    delivered_at: Vec<u64>,
     terminal: Option<Action>,
     ended_at: u64,
 }
@@ -411,6 +520,20 @@ fn check(plan: &Plan, tally: &mut BTreeMap<&'static str, u32>) -> Result<(), Str
             "ended at {} before the API's status said so at {}",
             outcomes.ended_at, plan.finish_at
         ));
+    }
+    // No row waits for ever on a count: stale, stuck, lagging or gone down, the quiet ticks
+    // read the results anyway (the end's drain alone would hide a rule that never reads).
+    if plan.clean() && !plan.step_mode {
+        let server = Server { plan, rng: Rng(0) };
+        let bound = plan.max_row_delay();
+        for (&row, &at) in outcomes.delivered.iter().zip(&outcomes.delivered_at) {
+            let arrived = server.arrival(row);
+            if at > arrived + bound {
+                return Err(format!(
+                    "row {row} readable at {arrived} delivered at {at}, more than {bound} later"
+                ));
+            }
+        }
     }
     match &outcomes.terminal {
         Some(Action::Complete(summary)) => {
@@ -548,6 +671,7 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
                     return Err(format!("batch {batch:?} outside a page of {}", rows.len()));
                 };
                 out.delivered.extend_from_slice(new);
+                out.delivered_at.resize(out.delivered.len(), now);
                 poller.handle(Event::BatchDone, now);
                 if rng.below(100) < plan.resume_pct && !plan.step_mode {
                     // A page reload: a new poller from the saved cursor.

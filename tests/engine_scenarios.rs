@@ -7,8 +7,8 @@ use captaindata_poller::api::{
     classify_webhook, retry_hint, Outcome, Page, RetryHint, RunInfo, Webhook, WebhookKind,
 };
 use captaindata_poller::engine::{
-    Action, Config, ErrorCode, Event, FetchRequest, PollError, Poller, RequestKind, RetryPolicy,
-    SleepReason, Summary,
+    Action, Config, ErrorCode, Event, FetchRequest, PollError, Poller, ReadMode, RequestKind,
+    RetryPolicy, SleepReason, Summary, QUIET_TICKS,
 };
 
 const BASE: &str = "https://api.captaindata.co/v3";
@@ -82,6 +82,8 @@ struct Log {
     fetch_times: Vec<u64>,
     sleeps: Vec<(u32, SleepReason)>,
     delivered: Vec<u64>,
+    /// When each delivered row reached the user.
+    delivered_at: Vec<u64>,
     statuses: Vec<String>,
     /// `paused_for_ms` of every status report.
     paused: Vec<Option<u64>>,
@@ -101,6 +103,14 @@ fn config() -> Config {
         min_delay_ms: 100,
         max_delay_ms: 5_000,
     };
+    config
+}
+
+/// [`config`] reading the results on every tick (the status every few reads): the tests
+/// that spell out that mode's exact request sequence.
+fn every_tick() -> Config {
+    let mut config = config();
+    config.read_mode = ReadMode::EveryTick;
     config
 }
 
@@ -166,6 +176,7 @@ fn drive_hooked(
                 assert_eq!(batch.offset, first + log.delivered.len() as u64);
                 log.delivered
                     .extend_from_slice(&rows[batch.start..batch.end]);
+                log.delivered_at.resize(log.delivered.len(), log.now);
                 log.cursors.push(poller.cursor());
                 poller.handle(Event::BatchDone, log.now);
             }
@@ -222,7 +233,7 @@ fn assert_all_requests_after_terminal_are_refused(poller: &mut Poller, now: u64)
 
 #[test]
 fn rows_over_several_pages_arrive_once_in_order_then_complete() {
-    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let mut poller = Poller::new(every_tick(), None, 0).unwrap();
     let log = drive(&mut poller, 0, |req, _| match req.url.as_str() {
         RESULTS => page(0..3, Some("/v3/jobs/job-1/results?page=2")),
         u if u.ends_with("page=2") => page(3..6, Some(&format!("{RESULTS}?page=3"))),
@@ -294,7 +305,7 @@ fn resume_mid_page_from_a_cursor_neither_repeats_nor_loses_rows() {
         u if u.ends_with("p=2&k=%7E.x") => page(4..(6 + now / 1_000).min(9), None),
         _ => run(if now > 5_000 { "finished" } else { "running" }, 9),
     };
-    let mut first = Poller::new(config(), None, 0).unwrap();
+    let mut first = Poller::new(every_tick(), None, 0).unwrap();
     let mut seen = vec![];
     let mut cursor = None;
     // Stop the first poller right after it delivered part of page 2.
@@ -325,7 +336,7 @@ fn resume_mid_page_from_a_cursor_neither_repeats_nor_loses_rows() {
     }
     let cursor = cursor.expect("a cursor after page 2");
     assert!(!cursor.contains("captaindata"), "no host in the cursor");
-    let mut second = Poller::new(config(), Some(&cursor), 1_000).unwrap();
+    let mut second = Poller::new(every_tick(), Some(&cursor), 1_000).unwrap();
     let log = drive(&mut second, 1_000, server);
     assert_eq!(
         log.first_offset,
@@ -359,7 +370,7 @@ fn a_cursor_of_another_run_or_garbage_is_refused() {
 #[test]
 fn a_429_with_retry_after_waits_as_asked_within_bounds() {
     let mut calls = 0;
-    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let mut poller = Poller::new(every_tick(), None, 0).unwrap();
     let log = drive(&mut poller, 0, |req, _| {
         calls += 1;
         match (calls, req.kind) {
@@ -445,7 +456,7 @@ fn all_inputs_failed_in_a_4xx_body_stops_at_once() {
 
 #[test]
 fn all_inputs_failed_as_the_runs_error_message_stops_at_once() {
-    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let mut poller = Poller::new(every_tick(), None, 0).unwrap();
     let log = drive(&mut poller, 0, |req, _| match req.kind {
         RequestKind::Results => page(0..0, None),
         RequestKind::Run => {
@@ -474,7 +485,7 @@ fn bad_credentials_and_unknown_runs_are_not_retried() {
         (400, ErrorCode::BadResponse),
         (405, ErrorCode::BadResponse),
     ] {
-        let mut poller = Poller::new(config(), None, 0).unwrap();
+        let mut poller = Poller::new(every_tick(), None, 0).unwrap();
         let log = drive(&mut poller, 0, |_, _| http(status, None, None));
         let error = log.error.expect("failed");
         assert_eq!((error.code, error.http_status), (want, Some(status)));
@@ -579,7 +590,7 @@ fn a_failed_run_delivers_its_partial_rows_then_fails() {
 
 #[test]
 fn no_request_is_sent_before_the_batch_is_done() {
-    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let mut poller = Poller::new(every_tick(), None, 0).unwrap();
     let Action::Fetch(req) = poller.next_action(0) else {
         panic!("fetch first")
     };
@@ -599,7 +610,7 @@ fn a_next_page_on_another_origin_is_refused_without_a_request() {
         "https://evil.example/v3/jobs/job-1/results?page=2",
         "http://api.captaindata.co/v3/x",
     ] {
-        let mut poller = Poller::new(config(), None, 0).unwrap();
+        let mut poller = Poller::new(every_tick(), None, 0).unwrap();
         let log = drive(&mut poller, 0, |_, _| page(0..2, Some(next)));
         assert_eq!(log.delivered, vec![0, 1], "rows before it are kept");
         assert_eq!(code(&log), Some(ErrorCode::BadResponse));
@@ -663,7 +674,7 @@ fn step_mode_yields_each_tick_and_resumes_to_completion() {
 
 #[test]
 fn sleeps_never_exceed_a_32_bit_timer() {
-    let mut config = config();
+    let mut config = every_tick();
     config.interval_ms = u32::MAX;
     config.max_duration_ms = None;
     let mut poller = Poller::new(config, None, 0).unwrap();
@@ -789,30 +800,39 @@ fn a_failed_webhook_is_confirmed_by_the_status_and_lends_its_error_text() {
 
 #[test]
 fn a_webhook_alone_never_makes_the_cursor_terminal_and_step_mode_yields_while_running() {
-    let mut step = config();
-    step.step_mode = true;
-    let mut poller = Poller::new(step.clone(), None, 1_000).unwrap();
-    poller.handle(
-        Event::Webhook(hook("Job successfully finished.", None)),
-        1_000,
-    );
-    let log = drive(&mut poller, 1_000, growing_run(9_000, "finished"));
-    assert!(log.yielded && log.complete.is_none());
-    let kinds: Vec<RequestKind> = log.fetches.iter().map(|f| f.kind).collect();
-    assert_eq!(
-        kinds,
-        [RequestKind::Results, RequestKind::Run],
-        "reads, drains, yields"
-    );
-    // The next tick, from that cursor, with the API still running: no completion.
-    let cursor = poller.cursor();
-    let mut next = Poller::new(step.clone(), Some(&cursor), 2_000).unwrap();
-    let log = drive(&mut next, 2_000, growing_run(9_000, "finished"));
-    assert!(log.yielded && log.complete.is_none(), "{log:?}");
-    // Once the API says finished, the round drains and completes.
-    let mut last = Poller::new(step, Some(&next.cursor()), 9_000).unwrap();
-    let log = drive(&mut last, 9_000, growing_run(9_000, "finished"));
-    assert_eq!(log.complete.map(|s| s.total_results), Some(200));
+    // Status-guided, the round reads the status first; every tick, the results first.
+    for (mode, first) in [
+        (
+            ReadMode::StatusGuided,
+            [RequestKind::Run, RequestKind::Results],
+        ),
+        (
+            ReadMode::EveryTick,
+            [RequestKind::Results, RequestKind::Run],
+        ),
+    ] {
+        let mut step = config();
+        step.read_mode = mode;
+        step.step_mode = true;
+        let mut poller = Poller::new(step.clone(), None, 1_000).unwrap();
+        poller.handle(
+            Event::Webhook(hook("Job successfully finished.", None)),
+            1_000,
+        );
+        let log = drive(&mut poller, 1_000, growing_run(9_000, "finished"));
+        assert!(log.yielded && log.complete.is_none());
+        let kinds: Vec<RequestKind> = log.fetches.iter().map(|f| f.kind).collect();
+        assert_eq!(kinds, first, "{mode:?}: reads both, yields");
+        // The next tick, from that cursor, with the API still running: no completion.
+        let cursor = poller.cursor();
+        let mut next = Poller::new(step.clone(), Some(&cursor), 2_000).unwrap();
+        let log = drive(&mut next, 2_000, growing_run(9_000, "finished"));
+        assert!(log.yielded && log.complete.is_none(), "{log:?}");
+        // Once the API says finished, the round drains and completes.
+        let mut last = Poller::new(step, Some(&next.cursor()), 9_000).unwrap();
+        let log = drive(&mut last, 9_000, growing_run(9_000, "finished"));
+        assert_eq!(log.complete.map(|s| s.total_results), Some(200));
+    }
 }
 
 #[test]
@@ -882,7 +902,7 @@ fn every_form_of_paging_next_reads_every_page() {
         ("page number from 1", 1, Box::new(|k| (k + 1).to_string())),
     ];
     for (form, first, next_of) in forms {
-        let mut poller = Poller::new(config(), None, 0).unwrap();
+        let mut poller = Poller::new(every_tick(), None, 0).unwrap();
         let log = drive(&mut poller, 0, paged(first, next_of));
         assert_eq!(log.delivered, (0..180).collect::<Vec<_>>(), "{form}");
         assert_eq!(
@@ -1017,7 +1037,7 @@ fn results_404_while_the_run_exists_keeps_polling_until_rows_come() {
 
 #[test]
 fn results_404_after_the_end_is_retried_and_completes_empty_only_if_the_run_counts_no_rows() {
-    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let mut poller = Poller::new(every_tick(), None, 0).unwrap();
     let log = drive(&mut poller, 0, |req, _| match req.kind {
         RequestKind::Results => http(404, None, None),
         RequestKind::Run => run("finished", 0),
@@ -1026,7 +1046,7 @@ fn results_404_after_the_end_is_retried_and_completes_empty_only_if_the_run_coun
     // The first read, the status, the drain and its 3 retries.
     assert_eq!(log.fetches.len(), 6);
 
-    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let mut poller = Poller::new(every_tick(), None, 0).unwrap();
     let log = drive(&mut poller, 0, |req, _| match req.kind {
         RequestKind::Results => http(404, None, None),
         RequestKind::Run => run("finished", 12),
@@ -1036,7 +1056,7 @@ fn results_404_after_the_end_is_retried_and_completes_empty_only_if_the_run_coun
 
 #[test]
 fn results_404_and_run_404_is_not_found() {
-    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let mut poller = Poller::new(every_tick(), None, 0).unwrap();
     let log = drive(&mut poller, 0, |_, _| http(404, None, None));
     let error = log.error.expect("failed");
     assert_eq!(
@@ -1072,7 +1092,7 @@ fn a_lagging_count_and_a_full_tail_page_are_drained_to_the_last_row() {
 
 #[test]
 fn a_full_tail_page_is_read_again_a_bounded_number_of_times() {
-    let mut config = config();
+    let mut config = every_tick();
     config.page_size = 3;
     let mut poller = Poller::new(config, None, 0).unwrap();
     let log = drive(&mut poller, 0, |req, _| match req.kind {
@@ -1087,7 +1107,7 @@ fn a_full_tail_page_is_read_again_a_bounded_number_of_times() {
 
 #[test]
 fn a_full_tail_page_behind_its_count_is_read_again_up_to_the_retries() {
-    let mut config = config();
+    let mut config = every_tick();
     config.page_size = 3;
     let mut poller = Poller::new(config, None, 0).unwrap();
     let log = drive(&mut poller, 0, |req, _| match req.kind {
@@ -1175,4 +1195,350 @@ fn a_network_error_says_no_response_came_and_points_at_cors_and_a_proxy() {
         assert!(error.message.contains(word), "{}", error.message);
     }
     assert!(!error.message.contains("://"));
+}
+
+// ---- Status-guided reads: the results only when the status says they changed ----
+
+/// Rows readable at `now` when `burst` rows appear every `every` ms, up to `total`.
+fn bursts_at(now: u64, every: u64, burst: u64, total: u64) -> u64 {
+    (now / every * burst).min(total)
+}
+
+/// A run whose rows come `burst` at a time every `every` ms up to `total`, in pages of `size`
+/// (`?page=N` from 1; the first page has no parameter), `finished` once every row is there.
+/// The status reports `row_count: count(now)`.
+fn bursty(
+    total: u64,
+    size: u64,
+    every: u64,
+    burst: u64,
+    count: impl Fn(u64) -> Option<u64>,
+) -> impl FnMut(&FetchRequest, u64) -> Reply {
+    let end_at = total.div_ceil(burst) * every;
+    move |req, now| {
+        let available = bursts_at(now, every, burst, total);
+        match req.kind {
+            RequestKind::Run => {
+                let info = RunInfo {
+                    status: if now >= end_at { "finished" } else { "running" }.into(),
+                    row_count: count(now),
+                    ..RunInfo::default()
+                };
+                Reply {
+                    outcome: Outcome::Run(info),
+                    rows: vec![],
+                }
+            }
+            RequestKind::Results => {
+                let k = req
+                    .url
+                    .split_once("?page=")
+                    .map_or(0, |(_, n)| n.parse::<u64>().expect("a page number"));
+                let first = k * size;
+                let end = ((k + 1) * size).min(available).max(first);
+                let next = (available > (k + 1) * size).then(|| format!("?page={}", k + 1));
+                page(first..end, next.as_deref())
+            }
+        }
+    }
+}
+
+fn kinds(log: &Log) -> Vec<RequestKind> {
+    log.fetches.iter().map(|f| f.kind).collect()
+}
+
+fn count_of(log: &Log, kind: RequestKind) -> usize {
+    log.fetches.iter().filter(|f| f.kind == kind).count()
+}
+
+#[test]
+fn status_guided_is_the_default() {
+    assert_eq!(
+        Config::new(BASE, "job-1").unwrap().read_mode,
+        ReadMode::StatusGuided
+    );
+}
+
+#[test]
+fn bursts_are_read_once_each_and_quiet_ticks_read_only_the_status() {
+    // 5 rows every 3 intervals, pages of 10, 40 rows: the count is exact.
+    let server = || bursty(40, 10, 3_000, 5, |now| Some(bursts_at(now, 3_000, 5, 40)));
+    let mut config = config();
+    config.page_size = 10;
+    let mut poller = Poller::new(config.clone(), None, 0).unwrap();
+    let guided = drive(&mut poller, 0, server());
+    assert_eq!(guided.delivered, (0..40).collect::<Vec<_>>());
+    assert_eq!(guided.complete.as_ref().map(|s| s.total_results), Some(40));
+    // A results read per burst, one more per page boundary, the end's drain: never one on a
+    // quiet tick.
+    let results = count_of(&guided, RequestKind::Results);
+    assert!(results <= 8 + 4 + 2, "{results} results reads");
+    // Each row within one interval of its burst.
+    for (i, at) in guided.delivered_at.iter().enumerate() {
+        let appeared = (i as u64 / 5 + 1) * 3_000;
+        assert!(
+            *at <= appeared + 1_050,
+            "row {i} at {at}, appeared {appeared}"
+        );
+    }
+    // Reading the results on every tick delivers the same rows with far more results reads.
+    config.read_mode = ReadMode::EveryTick;
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let every = drive(&mut poller, 0, server());
+    assert_eq!(every.delivered, guided.delivered);
+    assert!(count_of(&every, RequestKind::Results) >= 2 * results);
+    assert!(every.fetches.len() > guided.fetches.len());
+}
+
+#[test]
+fn a_count_lagging_two_intervals_delays_the_read_but_loses_nothing() {
+    let lag = 2_000;
+    let count = move |now: u64| Some(bursts_at(now.saturating_sub(lag), 3_000, 5, 40));
+    let mut config = config();
+    config.page_size = 10;
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let log = drive(&mut poller, 0, bursty(40, 10, 3_000, 5, count));
+    assert_eq!(log.delivered, (0..40).collect::<Vec<_>>());
+    assert_eq!(log.complete.map(|s| s.total_results), Some(40));
+    for (i, at) in log.delivered_at.iter().enumerate() {
+        let appeared = (i as u64 / 5 + 1) * 3_000;
+        assert!(*at <= appeared + lag + 1_050, "row {i} at {at}");
+    }
+}
+
+#[test]
+fn a_count_that_does_not_move_is_overridden_after_the_quiet_ticks() {
+    // Rows are there from the start, but the count says 0 until the end.
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, now| match req.kind {
+        RequestKind::Run if now >= 30_000 => run("finished", 3),
+        RequestKind::Run => run("running", 0),
+        RequestKind::Results => page(0..3, None),
+    });
+    assert_eq!(log.delivered, vec![0, 1, 2]);
+    assert_eq!(log.complete.as_ref().map(|s| s.total_results), Some(3));
+    // QUIET_TICKS ticks read the status only; the next one reads the results anyway.
+    let first_results = kinds(&log).iter().position(|k| *k == RequestKind::Results);
+    assert_eq!(first_results, Some(QUIET_TICKS as usize + 1));
+    assert!(log.delivered_at[0] < 30_000, "delivered before the end");
+}
+
+#[test]
+fn a_count_that_goes_down_loses_nothing() {
+    // 10 rows counted, then a stale count of 4 while 5 more rows arrive at 4 s.
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, now| {
+        let available = if now >= 4_000 { 15 } else { 10 };
+        match req.kind {
+            RequestKind::Run if now >= 30_000 => run("finished", 15),
+            RequestKind::Run if now >= 2_000 => run("running", 4),
+            RequestKind::Run => run("running", 10),
+            RequestKind::Results => page(0..available, None),
+        }
+    });
+    assert_eq!(log.delivered, (0..15).collect::<Vec<_>>());
+    assert_eq!(log.complete.map(|s| s.total_results), Some(15));
+    // The quiet ticks end the wait long before the run does.
+    assert!(log.delivered_at[10] < 4_000 + 1_000 * (u64::from(QUIET_TICKS) + 2));
+}
+
+#[test]
+fn a_count_past_the_page_reads_every_page_up_to_it_in_one_tick() {
+    // Pages of 10: 3 rows, then 25 at once at 2.5 s.
+    let mut config = config();
+    config.page_size = 10;
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let count = |now: u64| Some(if now >= 2_500 { 25 } else { 3 });
+    let mut server = bursty(25, 10, 1, 25, |_| None);
+    let log = drive(&mut poller, 0, move |req, now| {
+        let mut reply = server(req, now.max(1) * u64::from(now >= 2_500));
+        if now < 2_500 && req.kind == RequestKind::Results {
+            reply = page(0..3, None);
+        }
+        if let Outcome::Run(info) = &mut reply.outcome {
+            info.row_count = count(now);
+            info.status = if now >= 9_000 { "finished" } else { "running" }.into();
+        }
+        reply
+    });
+    assert_eq!(log.delivered, (0..25).collect::<Vec<_>>());
+    // The tick after the jump: the status, then the tail page, page 1 and page 2 at once.
+    let at = log.fetch_times.iter().position(|t| *t >= 2_500).unwrap();
+    let tick: Vec<&str> = log.fetches[at..at + 4]
+        .iter()
+        .map(|f| f.url.as_str())
+        .collect();
+    assert_eq!(
+        tick,
+        [
+            RUN.to_string(),
+            RESULTS.to_string(),
+            format!("{RESULTS}?page=1"),
+            format!("{RESULTS}?page=2")
+        ]
+    );
+    assert!(log.delivered_at[24] < log.fetch_times[at] + 100);
+}
+
+#[test]
+fn a_run_without_a_count_reads_the_results_every_tick() {
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, now| {
+        let available = (now / 1_000).min(5);
+        match req.kind {
+            RequestKind::Run => {
+                let status = if available == 5 {
+                    "finished"
+                } else {
+                    "running"
+                };
+                Reply {
+                    outcome: Outcome::Run(RunInfo {
+                        status: status.into(),
+                        ..RunInfo::default()
+                    }),
+                    rows: vec![],
+                }
+            }
+            RequestKind::Results => page(0..available, None),
+        }
+    });
+    assert_eq!(log.delivered, (0..5).collect::<Vec<_>>());
+    let ticks = count_of(&log, RequestKind::Run);
+    assert!(count_of(&log, RequestKind::Results) >= ticks);
+}
+
+#[test]
+fn rows_on_every_tick_are_read_results_first_then_status_first_once_quiet() {
+    // 10 rows a tick for 10 s, then nothing until the end at 20 s.
+    let server = |req: &FetchRequest, now: u64| {
+        let available = now.min(10_000) / 100;
+        match req.kind {
+            RequestKind::Results => page(0..available, None),
+            RequestKind::Run if now >= 20_000 => run("finished", available),
+            RequestKind::Run => run("running", available),
+        }
+    };
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let guided = drive(&mut poller, 0, server);
+    let mut poller = Poller::new(every_tick(), None, 0).unwrap();
+    let every = drive(&mut poller, 0, server);
+    assert_eq!(guided.delivered, (0..100).collect::<Vec<_>>());
+    assert_eq!(guided.delivered, every.delivered);
+    // The first read of each tick: results while rows flow (from the third tick), the status
+    // once they stopped.
+    // A tick starts with the first fetch after a sleep (a gap in the fetch times).
+    let tick_starts: Vec<(u64, RequestKind)> = guided
+        .fetches
+        .iter()
+        .zip(&guided.fetch_times)
+        .enumerate()
+        .filter(|(i, (_, t))| *i == 0 || **t > guided.fetch_times[i - 1] + 500)
+        .map(|(_, (f, t))| (*t / 1_000, f.kind))
+        .collect();
+    let mut flowing = tick_starts.iter().filter(|(s, _)| (3..=9).contains(s));
+    assert!(flowing.clone().count() >= 6);
+    assert!(
+        flowing.all(|(_, k)| *k == RequestKind::Results),
+        "{tick_starts:?}"
+    );
+    let mut quiet = tick_starts.iter().filter(|(s, _)| (12..=19).contains(s));
+    assert!(quiet.clone().count() >= 6);
+    assert!(
+        quiet.all(|(_, k)| *k == RequestKind::Run),
+        "{tick_starts:?}"
+    );
+    // While rows flow it costs what reading every tick costs; quiet, less.
+    assert!(guided.fetches.len() < every.fetches.len());
+    assert!(count_of(&guided, RequestKind::Results) < count_of(&every, RequestKind::Results));
+    assert!(
+        guided.now - 20_000 <= 1_000,
+        "completion within an interval"
+    );
+}
+
+#[test]
+fn a_step_with_nothing_new_is_one_status_read_and_quiet_rounds_carry_over() {
+    let mut step = config();
+    step.step_mode = true;
+    // 3 rows readable from the start; the count says 0 until the end at 20 rounds.
+    let server = |req: &FetchRequest, now: u64| match req.kind {
+        RequestKind::Run if now >= 20 * 60_000 => run("finished", 3),
+        RequestKind::Run => run("running", 0),
+        RequestKind::Results => page(0..3, None),
+    };
+    let mut cursor: Option<String> = None;
+    let mut per_round = vec![];
+    let mut delivered = vec![];
+    for round in 1..=25u64 {
+        let now = round * 60_000;
+        let mut poller = Poller::new(step.clone(), cursor.as_deref(), now).unwrap();
+        let log = drive(&mut poller, now, server);
+        per_round.push(kinds(&log));
+        delivered.extend(log.delivered.iter().copied());
+        cursor = Some(poller.cursor());
+        if log.complete.is_some() {
+            break;
+        }
+        assert!(log.yielded);
+    }
+    assert_eq!(delivered, vec![0, 1, 2]);
+    let one_status = vec![RequestKind::Run];
+    let both = vec![RequestKind::Run, RequestKind::Results];
+    // QUIET_TICKS rounds of one status read, then one that reads the results anyway.
+    let q = QUIET_TICKS as usize;
+    assert!(
+        per_round[..q].iter().all(|r| *r == one_status),
+        "{per_round:?}"
+    );
+    assert_eq!(per_round[q], both);
+    assert!(per_round[q + 1..q + 1 + q].iter().all(|r| *r == one_status));
+}
+
+#[test]
+fn a_single_new_row_is_read_at_the_next_tick() {
+    // One row every 2.5 intervals: each is counted at the next tick and read then.
+    let count = |now: u64| Some(bursts_at(now, 2_500, 1, 6));
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, bursty(6, 10, 2_500, 1, count));
+    assert_eq!(log.delivered, (0..6).collect::<Vec<_>>());
+    for (i, at) in log.delivered_at.iter().enumerate() {
+        let appeared = (i as u64 + 1) * 2_500;
+        assert!(
+            *at <= appeared + 1_050,
+            "row {i} at {at}, appeared {appeared}"
+        );
+    }
+}
+
+#[test]
+fn a_cursor_saved_during_the_drain_reads_a_full_tail_once_more() {
+    // The run is over; the cursor was saved after a full page 1 that did not link page 2 yet.
+    let mut config = config();
+    config.page_size = 3;
+    let server = |req: &FetchRequest, now: u64| match req.url.as_str() {
+        RUN => run("finished", 1),
+        RESULTS => page(0..3, (now >= 1_050).then_some("?page=2")),
+        u if u.ends_with("page=2") => page(3..5, None),
+        other => panic!("unexpected {other}"),
+    };
+    let mut first = Poller::new(config.clone(), None, 1_000).unwrap();
+    let mut cursor = None;
+    for _ in 0..20 {
+        match first.next_action(1_000) {
+            Action::Fetch(req) => {
+                let reply = server(&req, 1_000);
+                respond(&mut first, &req, reply.outcome, 1_000);
+            }
+            Action::Emit(_) => {
+                cursor = Some(first.cursor());
+                break;
+            }
+            _ => {}
+        }
+    }
+    let mut second = Poller::new(config, cursor.as_deref(), 1_000).unwrap();
+    let log = drive(&mut second, 1_000, server);
+    assert_eq!(log.delivered, vec![3, 4]);
+    assert_eq!(log.complete.map(|s| s.total_results), Some(5));
 }

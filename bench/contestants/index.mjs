@@ -1,18 +1,18 @@
-// The contestants of issue 5, in table order. Each module exports a factory
+// The contestants, in table order. Each module exports a factory
 // `(options) => { start(): Promise<summary>, stop() }` taking the same options
-// (connection, jobUid, intervalMs, statusEvery, retry, onBatch, onStatus); a child process
+// (connection, jobUid, intervalMs, statusEvery, retry, deadlineMs, onBatch, onStatus); a child process
 // imports only the one it runs, so a JS contestant never loads the wasm.
 
 export const CONTESTANTS = [
   { id: "library", label: "1 captaindata-poller", module: "./library.mjs", factory: "createLibrary" },
   {
-    // Not a contestant of the issue: what reading the status on every poll costs and buys
-    // (completion latency), to size the fix the report proposes.
-    id: "library-status-every-1",
-    label: "1s captaindata-poller, statusEvery 1",
-    module: "./library.mjs",
-    factory: "createLibrary",
-    options: { statusEvery: 1 },
+    // The same engine as a cron worker drives it: `pollStep` every interval with a cursor.
+    // Not on the fleet (its 1,000 concurrent loops would share the CPU it measures per round).
+    id: "library-step",
+    label: "1c captaindata-poller, pollStep rounds",
+    module: "./step.mjs",
+    factory: "createStep",
+    skip: ["fleet"],
   },
   { id: "seed", label: "2 seed loop (ported: all pages)", module: "./seed-loop.mjs", factory: "createSeedLoop" },
   {

@@ -1,5 +1,7 @@
 // Contestant 1: captaindata-poller itself, through the package's Node entry.
-import { JobPoller } from "../../js/node.js";
+import { loadPackage } from "./package.mjs";
+
+const { JobPoller } = await loadPackage();
 
 /**
  * Default options except the time-valued ones the bench scales (interval, retry delays);

@@ -1,8 +1,9 @@
 //! The resume token: `"cdp1."` + base64url (no padding) of a small `|`-separated text.
 //!
 //! Payload fields: job uid, rows delivered, rows of the current page consumed, polls
-//! done, terminal status (`s:<status>` success / `f:<status>` failure / empty), and the
-//! current page relative to the origin (empty = first page). Free-text fields are
+//! done, terminal status (`s:<status>` success / `f:<status>` failure / empty), the
+//! current page relative to the origin (empty = first page), and, when not 0, the quiet
+//! status-guided ticks since the last results read (absent in older cursors). Free-text fields are
 //! percent-encoded so `|` can separate them. The host is never stored, nor any secret.
 
 use alloc::string::String;
@@ -21,6 +22,8 @@ pub(super) struct CursorState {
     pub offset: u64,
     pub skip: usize,
     pub polls: u32,
+    /// Status-guided ticks in a row that said nothing new (so cron rounds keep counting).
+    pub quiet: u32,
     /// `(succeeded, status)` when the run's end was seen but the final read did not finish.
     pub terminal: Option<(bool, String)>,
     /// Path + query of the page being read, relative to the base's origin.
@@ -40,6 +43,9 @@ impl CursorState {
         }
         text.push('|');
         text.push_str(&self.page.as_deref().map(percent_encode).unwrap_or_default());
+        if self.quiet > 0 {
+            text.push_str(&format!("|{}", self.quiet));
+        }
         format!("{PREFIX}{}", base64url_encode(text.as_bytes()))
     }
 
@@ -81,6 +87,10 @@ fn parse(cursor: &str) -> Option<CursorState> {
         "" => None,
         p => Some(percent_decode(p)?).filter(|p| p.starts_with('/')),
     };
+    let quiet = match next() {
+        None => 0,
+        Some(q) => u32::try_from(q.parse::<u64>().ok()?).ok()?,
+    };
     if next().is_some() {
         return None;
     }
@@ -89,6 +99,7 @@ fn parse(cursor: &str) -> Option<CursorState> {
         offset,
         skip,
         polls,
+        quiet,
         terminal,
         page,
     })
@@ -175,6 +186,7 @@ mod tests {
             offset: 12_345,
             skip: 17,
             polls: 4,
+            quiet: 3,
             terminal: Some((false, "stopped|odd%".into())),
             page: Some("/v3/jobs/run-1.a~b_c/results?cursor=a%2Fb|c&x=.~é".into()),
         }

@@ -16,7 +16,7 @@ use super::cursor::CursorState;
 use super::origin::origin_prefix;
 use super::{
     Action, Batch, Config, ConfigError, ErrorCode, Event, FetchRequest, PollError, Poller,
-    RequestId, RequestKind, SleepReason, ABORTED_TEXT,
+    ReadMode, RequestId, RequestKind, SleepReason, ABORTED_TEXT, QUIET_TICKS,
 };
 use crate::api::{
     classify_http, classify_status, http_error_text, is_all_inputs_failed, Disposition, Outcome,
@@ -82,6 +82,13 @@ pub(super) struct State {
     poll_rows: u64,
     /// Rows the previous poll delivered: growth slowing down hints that the run is ending.
     prev_poll_rows: u64,
+    /// Status-guided: ticks in a row whose status said nothing new since the last results read.
+    quiet: u32,
+    /// Results polls in a row that brought rows: from 2 on, rows come on every tick and a
+    /// status-guided poller reads the results first.
+    growing: u32,
+    /// The results were read since the last interval sleep (one results read per tick).
+    tick_read: bool,
     status_seen: bool,
     last_run: Option<RunInfo>,
     ending: Option<Ending>,
@@ -139,6 +146,11 @@ impl State {
                 message: None,
             },
         });
+        let status_first = config.read_mode == ReadMode::StatusGuided && ending.is_none();
+        let first = match status_first {
+            true => RequestKind::Run,
+            false => RequestKind::Results,
+        };
         Ok(State {
             page: saved.page,
             pending_next: None,
@@ -149,10 +161,18 @@ impl State {
             cur_keys: Vec::new(),
             poll_rows: 0,
             prev_poll_rows: 0,
+            quiet: saved.quiet,
+            growing: 0,
+            tick_read: false,
             status_seen: false,
             last_run: None,
+            // A cursor saved during the end's drain: the tail may still lag, so a full one is
+            // read once more (once: cron rounds on such a cursor must not re-read for ever).
+            rechecks_left: match ending {
+                Some(_) => config.retry.retries.min(1),
+                None => 0,
+            },
             ending,
-            rechecks_left: 0,
             paused_since: None,
             hint_reads: 0,
             hinted: None,
@@ -167,7 +187,7 @@ impl State {
             paged_len: 0,
             largest_len: 0,
             last_len: 0,
-            next: Next::Fetch(RequestKind::Results),
+            next: Next::Fetch(first),
             wait: Wait::Nothing,
             outbox: VecDeque::new(),
             stop: false,
@@ -266,6 +286,7 @@ impl Poller {
             offset: s.offset,
             skip: s.skip,
             polls: s.polls,
+            quiet: s.quiet,
             terminal,
             page: s.page.clone(),
         }
@@ -340,6 +361,9 @@ impl Poller {
                 return Action::Yield;
             }
             ms = ms.min(left);
+        }
+        if reason == SleepReason::Interval {
+            s.tick_read = false;
         }
         s.next = Next::Fetch(then);
         s.wait = Wait::Timer;
@@ -535,6 +559,8 @@ impl Poller {
     /// A 404 on `/results`: no results yet, or no run at all. Reading the run tells which
     /// (a 404 there is NOT_FOUND).
     fn on_results_missing(&mut self) {
+        // The status read that follows must not send the results read straight back.
+        self.state.tick_read = true;
         let min = u64::from(self.config.retry.min_delay_ms);
         self.state.next = match self.hint_active() {
             // Paced: the fast webhook cadence must not turn into a hot loop.
@@ -564,16 +590,29 @@ impl Poller {
             };
             return;
         }
+        // The mode this poll was made in: results first (every tick, or rows flowing), or
+        // status first (the status of this tick was read just before).
+        let results_first = !self.status_first();
+        let s = &mut self.state;
+        s.polls = s.polls.saturating_add(1);
+        s.growing = match s.poll_rows {
+            0 => 0,
+            _ => s.growing.saturating_add(1),
+        };
+        s.quiet = 0;
+        s.tick_read = true;
         let interval = self.interval();
         let hinted = self.hint_active();
         let s = &mut self.state;
-        s.polls = s.polls.saturating_add(1);
         let every = self.config.status_every;
         let due = every > 0 && s.polls % every == 0;
         // Growth that stopped or slowed down is the sign of a run ending: read the status now,
         // so completion is noticed within about one interval instead of two.
         let slowed = s.poll_rows == 0 || s.poll_rows < s.prev_poll_rows;
-        let read_status = self.config.step_mode || slowed || due || !s.status_seen;
+        let read_status = match results_first {
+            true => self.config.step_mode || slowed || due || !s.status_seen,
+            false => !s.status_seen,
+        };
         s.prev_poll_rows = core::mem::take(&mut s.poll_rows);
         s.next = match (hinted, read_status) {
             (true, _) => {
@@ -590,14 +629,36 @@ impl Poller {
     }
 
     fn interval(&mut self) -> Next {
+        let then = match self.status_first() {
+            true => RequestKind::Run,
+            false => RequestKind::Results,
+        };
         match self.config.step_mode {
             true => Next::Yield,
             false => Next::Sleep {
                 ms: self.jittered_interval(),
                 reason: SleepReason::Interval,
-                then: RequestKind::Results,
+                then,
             },
         }
+    }
+
+    /// Status-guided, and rows are not coming on every tick (always in step mode): a tick
+    /// starts with the status.
+    fn status_first(&self) -> bool {
+        let guided = self.config.read_mode == ReadMode::StatusGuided;
+        guided && (self.config.step_mode || self.state.growing < 2)
+    }
+
+    /// At a status-guided tick: whether the results can bring anything (see
+    /// [`ReadMode::StatusGuided`]). A count is only a hint: none, or one that did not move
+    /// for [`QUIET_TICKS`] ticks, reads the results anyway.
+    fn results_due(&self, run: &RunInfo) -> bool {
+        let s = &self.state;
+        // A webhook relayed to this step hints that the end is near.
+        let hinted = self.config.step_mode && s.hinted.is_some();
+        let counted_more = !matches!(run.row_count, Some(n) if n <= s.offset);
+        counted_more || s.quiet >= QUIET_TICKS || hinted
     }
 
     fn on_run(&mut self, run: RunInfo, now_ms: u64) {
@@ -613,6 +674,8 @@ impl Poller {
         }
         let interval = self.interval();
         let hinted = self.hint_active();
+        let guided_tick = self.status_first() && !self.state.tick_read;
+        let results_due = self.results_due(&run);
         let s = &mut self.state;
         let status = run.status;
         s.next = Next::Fetch(RequestKind::Results);
@@ -629,6 +692,13 @@ impl Poller {
             RunClass::Active | RunClass::Paused if s.ending.is_some() => {}
             // After a webhook: drain now, then read the status again soon (after_poll).
             RunClass::Active | RunClass::Paused if hinted => {}
+            // The tick's first read: the results only when they can bring something.
+            RunClass::Active | RunClass::Paused if guided_tick && results_due => {}
+            RunClass::Active | RunClass::Paused if guided_tick => {
+                s.quiet = s.quiet.saturating_add(1);
+                s.growing = 0;
+                s.next = interval;
+            }
             RunClass::Active | RunClass::Paused => s.next = interval,
         }
     }

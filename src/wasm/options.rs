@@ -11,7 +11,7 @@ use web_sys::{AbortSignal, Headers};
 
 use super::errors::{config_error, invalid_option, type_error};
 use super::fetch::Connection;
-use crate::engine::{Config, RetryPolicy};
+use crate::engine::{Config, ReadMode, RetryPolicy};
 
 #[wasm_bindgen]
 extern "C" {
@@ -114,6 +114,7 @@ pub fn common(options: &Options) -> Result<Common, JsValue> {
     // Without a seed, every client draws its own, so jitter spreads clients started together.
     let seed = integer("seed", options.get("seed")?, 0.0, MAX_SAFE_INTEGER)?;
     config.seed = seed.unwrap_or_else(|| Math::random() * MAX_SAFE_INTEGER) as u64;
+    config.read_mode = read_mode(options.get("readMode")?, config.read_mode)?;
     let row_key = string("rowKey", options.get("rowKey")?)?;
     config.dedupe = row_key.is_some();
     let cursor = options.get("cursor")?;
@@ -218,6 +219,21 @@ pub fn budgets(options: &Options, duration: &str, config: &mut Config) -> Result
         config.max_requests = Some(n as u32);
     }
     Ok(())
+}
+
+/// `readMode`: `"status"` (read a page only when the run's status says it changed) or
+/// `"every-tick"`.
+fn read_mode(value: JsValue, default: ReadMode) -> Result<ReadMode, JsValue> {
+    match value.as_string().as_deref() {
+        _ if value.is_undefined() => Ok(default),
+        Some("status") => Ok(ReadMode::StatusGuided),
+        Some("every-tick") => Ok(ReadMode::EveryTick),
+        _ => Err(invalid_option(
+            "readMode",
+            "\"status\" or \"every-tick\"",
+            &value,
+        )),
+    }
 }
 
 /// `hiddenIntervalMs`: a delay, or `Infinity` to pause polling while the page is hidden.

@@ -69,11 +69,11 @@ test("wrong project (403): UNAUTHORIZED after one request", async () => {
   assert.equal(requestsFor(ctx.sim, jobUid).length, 1);
 });
 
-test("unknown job: NOT_FOUND once the run itself is 404 too (results, then run)", async () => {
+test("unknown job: NOT_FOUND from the run's own 404, nothing read after it", async () => {
   const { rec, outcome } = await pollJob(ctx, "job-that-does-not-exist");
   assertFailed(outcome, rec.seen, "NOT_FOUND");
   assert.equal(outcome.error.status, 404);
-  assert.deepEqual(requestsFor(ctx.sim, "job-that-does-not-exist").map((e) => e.kind), ["results", "run"]);
+  assert.deepEqual(requestsFor(ctx.sim, "job-that-does-not-exist").map((e) => e.kind), ["run"]);
 });
 
 test("maxDurationMs: TIMEOUT on a run that never ends in time, then silence", async () => {
