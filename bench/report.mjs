@@ -140,7 +140,8 @@ export function targets(report, baseline = loadBaseline()) {
     if (r.memory) check(`${r.workload}: memory ≤ 10 KB per idle poller`, r.memory.perPollerBytes <= 10_000, `${kb(r.memory.perPollerBytes)} (heap ${kb(r.memory.heapBytes)} + wasm ${kb(r.memory.wasmBytes)})`);
   }
   const s = report.size;
-  if (s && !s.error) check("shipped wasm + glue ≤ 30 KB gzipped (40 KB hard limit)", s.totalGzip <= 30_000, `${kb(s.totalGzip)} (wasm ${kb(s.wasmGzip)} + glue ${kb(s.glueGzip)} + entry ${kb(s.entryGzip)})`);
+  // DESIGN §6: 50 KB ceiling, 40 KB goal (docs/size.md says why this build is over both).
+  if (s && !s.error) check("shipped wasm + glue + entry ≤ 50 KB gzipped (40 KB goal)", s.totalGzip <= 50_000, `${kb(s.totalGzip)} (wasm ${kb(s.wasmGzip)} + glue ${kb(s.glueGzip)} + entry ${kb(s.entryGzip)})`);
   return out;
 }
 
