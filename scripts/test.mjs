@@ -41,7 +41,12 @@ const noWasmTests = () => (wasmTestTargets().length === 0 ? "no tests/wasm_*.rs 
 export const stages = [
   { id: "setup", name: "setup", run: setup },
   // --show-output prints what passing tests wrote, e.g. the property test's case count.
-  { id: "cargo-test", name: "cargo test (native)", run: () => run("cargo test", "cargo", ["test", "--", "--show-output"]) },
+  // PROPERTY_CASES: fault plans of the engine's property test (it prints `property: N fault plans, 0 violations`).
+  {
+    id: "cargo-test",
+    name: "cargo test (native)",
+    run: () => run("cargo test", "cargo", ["test", "--", "--show-output"], { env: { PROPERTY_CASES: "10000" } }),
+  },
   { id: "build", name: "build (npm run build)", run: build },
   { id: "size", name: "size check", run: checkSize },
   {
@@ -68,6 +73,12 @@ export const stages = [
     skip: () => (nodeTestFiles().length === 0 ? "no tests/*.test.mjs yet" : null),
     // Two cores: two test files at a time keeps the simulator servers responsive.
     run: () => run("node:test", process.execPath, ["--test", "--test-concurrency=2", ...nodeTestFiles()]),
+  },
+  {
+    id: "chaos",
+    name: "chaos: 200 random runs (npm run chaos)",
+    // A fresh seed each time, printed with any failing run so `npm run chaos -- --seed` replays it.
+    run: () => run("chaos", process.execPath, [path.join(root, "scripts", "chaos.mjs"), "--runs", "200"]),
   },
   {
     id: "worker",

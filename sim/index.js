@@ -395,12 +395,15 @@ export function createSim(options = {}) {
     return headers;
   }
 
-  async function jobAnswer(request, route, url) {
+  async function jobAnswer(request, route, url, entry) {
     const j = jobs.get(route.jobUid);
     if (!j) return problem(404, "Job not found", { scope: "job" });
     const shape = j.spec.errorShape ?? errorShape;
     if (j.faults.wrongCredentials) return problem(401, "Unauthorized", { shape, scope: "auth" });
     const fault = j.faults.decide(route.kind);
+    // The log says which answers were injected faults (chaos campaigns count them).
+    if (fault.respond !== null) entry.fault = String(fault.respond);
+    else if (fault.delayMs > 0) entry.fault = "slow";
     if (fault.delayMs > 0) await sleep(fault.delayMs, request.signal);
     if (fault.respond === "drop") throw new SimulatedDrop();
     if (fault.respond === 429) {
@@ -421,7 +424,7 @@ export function createSim(options = {}) {
     const denied = checkAuth(request);
     if (denied) return denied;
     if (route.kind === "schedule") return schedule(request, route, entry);
-    return jobAnswer(request, route, url);
+    return jobAnswer(request, route, url, entry);
   }
 
   async function control(request, url) {
