@@ -12,6 +12,7 @@ import {
   resultsBody,
   runBody,
 } from "./jobs.js";
+import { hostileAnswer } from "./hostile.js";
 import { seededRandom, seededUid } from "./random.js";
 
 export { manualClock };
@@ -381,7 +382,12 @@ export function createSim(options = {}) {
       return problem(400, `\`page\` must be an integer ≥ ${pageBase}`, { shape, scope: "results" });
     }
     const path = `${BASE}/jobs/${encodeURIComponent(j.uid)}/results`;
-    return json(200, resultsBody(j, state, page - pageBase, { origin: url.origin, path }));
+    const body = resultsBody(j, state, page - pageBase, { origin: url.origin, path });
+    const { hostile, hostileFrom, hostileBytes, hostileDepth } = j.spec;
+    if (hostile && page - pageBase >= hostileFrom) {
+      return hostileAnswer(hostile, body, { bytes: hostileBytes, depth: hostileDepth, jobUid: j.uid });
+    }
+    return json(200, body);
   }
 
   /** `Retry-After` and, with `faults.rateLimitReset`, `X-RateLimit-Reset` (seconds or a Unix time). */

@@ -51,7 +51,8 @@ export function random(seed) {
 export function drawJob(r) {
   const big = r.chance(0.08); // real 1000-row pages, several of them
   const pageSize = big ? 1000 : r.pick([1, 3, 7, 10, 25, 50, 100]);
-  const rows = big ? r.int(1001, 3500) : r.chance(0.05) ? 0 : r.int(1, 400);
+  // At most 80 pages: a run stays a fraction of a second of work even with slow answers.
+  const rows = big ? r.int(1001, 3500) : r.chance(0.05) ? 0 : r.int(1, Math.min(400, pageSize * 80));
   const faults = {};
   if (r.chance(0.6)) faults.rate429 = r.pick([0.02, 0.05, 0.1, 0.2]);
   if (faults.rate429) faults.retryAfter = r.pick([0, 0, 1, "date", null]);
@@ -87,7 +88,8 @@ export function drawJob(r) {
 
 /** Poller options (scaled time) drawn from the run's seed. */
 function drawOptions(r, job) {
-  const timeoutMs = r.pick([300, 1000, 2000]);
+  // Answers slower than the timeout (3 s) meet a short one: each costs 300 ms, not seconds.
+  const timeoutMs = job.faults.slowMs > 1000 ? 300 : r.pick([300, 1000, 2000]);
   return {
     intervalMs: r.int(3, 40),
     statusEvery: r.int(1, 5),
