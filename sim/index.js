@@ -44,7 +44,7 @@ const encoder = new TextEncoder();
 
 /**
  * @typedef {import("./jobs.js").JobSpec} JobSpec
- * @typedef {{ seq: number, t: number, method: string, path: string, kind: string,
+ * @typedef {{ seq: number, t: number, method: string, path: string, kind: string, fault?: string,
  *   status: number | null, bytes: number, jobUid: string | null, error?: string }} LogEntry
  *   `status` is null while the request is in flight and 0 when the connection was dropped/aborted.
  * @typedef {{ url: string, headers?: Record<string, string>,
