@@ -21,6 +21,7 @@ function filesIn(dir, pattern) {
 const wasmTestTargets = () => filesIn("tests", /^wasm_.*\.rs$/).map((f) => path.basename(f, ".rs"));
 const nodeTestFiles = () => [...filesIn("tests", /\.test\.mjs$/), ...filesIn(path.join("tests", "package"), /\.test\.mjs$/)];
 const workerTestFiles = () => filesIn(path.join("tests", "worker"), /\.test\.mjs$/);
+const leakTestFiles = () => filesIn(path.join("tests", "leaks"), /\.test\.mjs$/);
 const demoTestFiles = () => filesIn(path.join("tests", "demo"), /\.test\.mjs$/);
 const bin = (name) => path.join(root, "node_modules", ".bin", name);
 
@@ -76,9 +77,16 @@ export const stages = [
   },
   {
     id: "chaos",
-    name: "chaos: 200 random runs (npm run chaos)",
+    name: "chaos (200 random runs)",
     // A fresh seed each time, printed with any failing run so `npm run chaos -- --seed` replays it.
     run: () => run("chaos", process.execPath, [path.join(root, "scripts", "chaos.mjs"), "--runs", "200"]),
+  },
+  {
+    id: "leaks",
+    name: "leaks (cycles, aborts, 6 h clock)",
+    // Alone: it measures the heap and sets thousands of timers; other suites' timing would suffer.
+    skip: () => (leakTestFiles().length === 0 ? "no tests/leaks yet" : null),
+    run: () => run("leaks", process.execPath, ["--test", "--test-concurrency=1", ...leakTestFiles()]),
   },
   {
     id: "worker",

@@ -1,4 +1,4 @@
-// Leaks: 10,000 start/stop cycles and 1,000 pollers aborted together leave the JS heap, the
+// Leaks (its own npm test stage, run alone): 10,000 start/stop cycles and 1,000 pollers aborted together leave the JS heap, the
 // wasm memory, the timers and the abort listeners as they found them; a 6-hour poll on a
 // virtual clock (node:test mock timers for `Date` and `setTimeout`) ends at `maxDurationMs`.
 import assert from "node:assert/strict";
