@@ -15,7 +15,8 @@ const RUNS = 24;
 let server;
 let browser;
 before(async () => {
-  const sim = createSim({ apiKey: API_KEY, projectId: PROJECT_ID, seed: 3 });
+  // Seed 1, as `npm run chaos`: a failing run seed replays in Node with `npm run chaos -- --runs 1 --seed <it>`.
+  const sim = createSim({ apiKey: API_KEY, projectId: PROJECT_ID, seed: 1 });
   [server, browser] = await Promise.all([
     startDemoServer({ port: 0, sim, wwwDir: path.join(root, "tests", "chaos"), fallback: false }),
     launchBrowser(),
