@@ -149,6 +149,15 @@ function instrument() {
       originals[level].apply(console, args);
     };
   }
+  // Messages between tabs (a tab-sharing layer posts rows and outcomes on a BroadcastChannel).
+  const Channel = globalThis.BroadcastChannel;
+  const realPost = Channel?.prototype.postMessage;
+  if (Channel) {
+    Channel.prototype.postMessage = function postMessage(message) {
+      printed.push(`BroadcastChannel ${this.name}: ${safeJson(message)}`);
+      return realPost.call(this, message);
+    };
+  }
   return {
     realFetch,
     byClient,
@@ -157,6 +166,7 @@ function instrument() {
     restore() {
       globalThis.fetch = realFetch;
       Object.assign(console, originals);
+      if (Channel) Channel.prototype.postMessage = realPost;
     },
   };
 }
@@ -232,11 +242,11 @@ export async function runCampaign(options) {
   } finally {
     probe.restore();
   }
-  // Anything the package printed during the campaign (onCallbackError defaults to console.error).
+  // Anything printed (onCallbackError defaults to console.error) or posted to other tabs.
   const printedLeaks = probe.printed.filter((line) => line.includes(options.apiKey)).length;
   if (printedLeaks > 0) {
     totals.keyLeaks += printedLeaks;
-    totals.failures.push({ seed, problems: [`the API key was printed ${printedLeaks} times on the console`] });
+    totals.failures.push({ seed, problems: [`the API key was printed or posted to other tabs ${printedLeaks} times`] });
   }
   totals.ms = Date.now() - started;
   return totals;
