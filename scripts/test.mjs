@@ -21,6 +21,7 @@ function filesIn(dir, pattern) {
 const wasmTestTargets = () => filesIn("tests", /^wasm_.*\.rs$/).map((f) => path.basename(f, ".rs"));
 const nodeTestFiles = () => [...filesIn("tests", /\.test\.mjs$/), ...filesIn(path.join("tests", "package"), /\.test\.mjs$/)];
 const workerTestFiles = () => filesIn(path.join("tests", "worker"), /\.test\.mjs$/);
+const leakTestFiles = () => filesIn(path.join("tests", "leaks"), /\.test\.mjs$/);
 const demoTestFiles = () => filesIn(path.join("tests", "demo"), /\.test\.mjs$/);
 const bin = (name) => path.join(root, "node_modules", ".bin", name);
 
@@ -41,7 +42,12 @@ const noWasmTests = () => (wasmTestTargets().length === 0 ? "no tests/wasm_*.rs 
 export const stages = [
   { id: "setup", name: "setup", run: setup },
   // --show-output prints what passing tests wrote, e.g. the property test's case count.
-  { id: "cargo-test", name: "cargo test (native)", run: () => run("cargo test", "cargo", ["test", "--", "--show-output"]) },
+  // PROPERTY_CASES: fault plans of the engine's property test (it prints `property: N fault plans, 0 violations`).
+  {
+    id: "cargo-test",
+    name: "cargo test (native)",
+    run: () => run("cargo test", "cargo", ["test", "--", "--show-output"], { env: { PROPERTY_CASES: "10000" } }),
+  },
   { id: "build", name: "build (npm run build)", run: build },
   { id: "size", name: "size check", run: checkSize },
   {
@@ -68,6 +74,19 @@ export const stages = [
     skip: () => (nodeTestFiles().length === 0 ? "no tests/*.test.mjs yet" : null),
     // Two cores: two test files at a time keeps the simulator servers responsive.
     run: () => run("node:test", process.execPath, ["--test", "--test-concurrency=2", ...nodeTestFiles()]),
+  },
+  {
+    id: "chaos",
+    name: "chaos (200 random runs)",
+    // A fresh seed each time, printed with any failing run so `npm run chaos -- --seed` replays it.
+    run: () => run("chaos", process.execPath, [path.join(root, "scripts", "chaos.mjs"), "--runs", "200"]),
+  },
+  {
+    id: "leaks",
+    name: "leaks (cycles, aborts, 6 h clock)",
+    // Alone: it measures the heap and sets thousands of timers; other suites' timing would suffer.
+    skip: () => (leakTestFiles().length === 0 ? "no tests/leaks yet" : null),
+    run: () => run("leaks", process.execPath, ["--test", "--test-concurrency=1", ...leakTestFiles()]),
   },
   {
     id: "worker",

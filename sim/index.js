@@ -12,6 +12,7 @@ import {
   resultsBody,
   runBody,
 } from "./jobs.js";
+import { hostileAnswer } from "./hostile.js";
 import { seededRandom, seededUid } from "./random.js";
 
 export { manualClock };
@@ -43,7 +44,7 @@ const encoder = new TextEncoder();
 
 /**
  * @typedef {import("./jobs.js").JobSpec} JobSpec
- * @typedef {{ seq: number, t: number, method: string, path: string, kind: string,
+ * @typedef {{ seq: number, t: number, method: string, path: string, kind: string, fault?: string,
  *   status: number | null, bytes: number, jobUid: string | null, error?: string }} LogEntry
  *   `status` is null while the request is in flight and 0 when the connection was dropped/aborted.
  * @typedef {{ url: string, headers?: Record<string, string>,
@@ -381,7 +382,12 @@ export function createSim(options = {}) {
       return problem(400, `\`page\` must be an integer ≥ ${pageBase}`, { shape, scope: "results" });
     }
     const path = `${BASE}/jobs/${encodeURIComponent(j.uid)}/results`;
-    return json(200, resultsBody(j, state, page - pageBase, { origin: url.origin, path }));
+    const body = resultsBody(j, state, page - pageBase, { origin: url.origin, path });
+    const { hostile, hostileFrom, hostileBytes, hostileDepth } = j.spec;
+    if (hostile && page - pageBase >= hostileFrom) {
+      return hostileAnswer(hostile, body, { bytes: hostileBytes, depth: hostileDepth, jobUid: j.uid });
+    }
+    return json(200, body);
   }
 
   /** `Retry-After` and, with `faults.rateLimitReset`, `X-RateLimit-Reset` (seconds or a Unix time). */
@@ -395,12 +401,15 @@ export function createSim(options = {}) {
     return headers;
   }
 
-  async function jobAnswer(request, route, url) {
+  async function jobAnswer(request, route, url, entry) {
     const j = jobs.get(route.jobUid);
     if (!j) return problem(404, "Job not found", { scope: "job" });
     const shape = j.spec.errorShape ?? errorShape;
     if (j.faults.wrongCredentials) return problem(401, "Unauthorized", { shape, scope: "auth" });
     const fault = j.faults.decide(route.kind);
+    // The log says which answers were injected faults (chaos campaigns count them).
+    if (fault.respond !== null) entry.fault = String(fault.respond);
+    else if (fault.delayMs > 0) entry.fault = "slow";
     if (fault.delayMs > 0) await sleep(fault.delayMs, request.signal);
     if (fault.respond === "drop") throw new SimulatedDrop();
     if (fault.respond === 429) {
@@ -421,7 +430,7 @@ export function createSim(options = {}) {
     const denied = checkAuth(request);
     if (denied) return denied;
     if (route.kind === "schedule") return schedule(request, route, entry);
-    return jobAnswer(request, route, url);
+    return jobAnswer(request, route, url, entry);
   }
 
   async function control(request, url) {

@@ -1,5 +1,6 @@
 // One simulated run: its timeline (pending → running → outcome), its rows and its pages.
 import { createFaults, validateFaultPlan } from "./faults.js";
+import { HOSTILE_KINDS } from "./hostile.js";
 import { hashString } from "./random.js";
 import { makeRow } from "./rows.js";
 
@@ -19,7 +20,8 @@ const STATUS_CASES = ["lower", "upper", "title"];
  *   nextForm?: "url" | "path" | "query" | "page" | "pageString", pageBase?: 0 | 1,
  *   statusCase?: "lower" | "upper" | "title", resultsWhilePending?: 200 | 404 | null,
  *   countLagMs?: number, arrival?: "linear" | { bursts: number }, webhookLeadMs?: number,
- *   errorShape?: "v3" | "v4" }} JobSpec
+ *   errorShape?: "v3" | "v4", hostile?: null | "huge" | "deep" | "notArray" | "html" | "foreignNext" | "unusableNext",
+ *   hostileFrom?: number, hostileBytes?: number, hostileDepth?: number }} JobSpec
  * @typedef {{ status: string, rowsAvailable: number, rowCount: number, startedAt: number | null,
  *   finishedAt: number | null, errorMessage: string | null }} JobState
  *   `rowCount` is what `row_count` says: `rowsAvailable` as it was `countLagMs` ago.
@@ -40,6 +42,10 @@ export const JOB_DEFAULTS = Object.freeze({
   countLagMs: 0,
   arrival: "linear",
   webhookLeadMs: 0,
+  hostile: null,
+  hostileFrom: 0,
+  hostileBytes: 20e6,
+  hostileDepth: 100000,
 });
 
 /** @param {string} status */
@@ -71,6 +77,10 @@ function validateSpec(spec) {
   checkCount(spec, "rowBytes", 0);
   checkCount(spec, "countLagMs", 0);
   checkCount(spec, "webhookLeadMs", 0);
+  checkCount(spec, "hostileFrom", 0);
+  checkCount(spec, "hostileBytes", 0);
+  checkCount(spec, "hostileDepth", 1);
+  oneOf(spec, "hostile", [null, ...HOSTILE_KINDS]);
   oneOf(spec, "outcome", OUTCOMES);
   oneOf(spec, "nextForm", NEXT_FORMS);
   oneOf(spec, "pageBase", [0, 1]);

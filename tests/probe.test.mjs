@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { root } from "../scripts/exec.mjs";
 import { startSimServer } from "../sim/server.mjs";
 
-const API_KEY = "sk-live-PROBE-SECRET-5150";
+const API_KEY = "sk_test_probe_5150";
 const PROJECT_ID = "probe-project";
 
 /** Runs scripts/probe.mjs to its end; resolves with its exit code, output and table rows. */

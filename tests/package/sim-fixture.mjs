@@ -5,7 +5,7 @@ import { after, before } from "node:test";
 import { JobPoller } from "captaindata-poller";
 import { startSimServer } from "../../sim/server.mjs";
 
-export const API_KEY = "sk-live-SECRET-4242";
+export const API_KEY = "sk_test_pkg_Q7x2M9vK4242";
 export const PROJECT_ID = "sim-project";
 
 /** Fast timings so each scenario ends in well under a second. */

@@ -113,7 +113,7 @@ describe("origins and secrets", () => {
     const leaks = [];
     const check = (where, value) => {
       const text = typeof value === "string" ? value : JSON.stringify(value);
-      if (text?.includes(API_KEY) || text?.includes("SECRET")) leaks.push(where);
+      if (text?.includes(API_KEY) || text?.includes("sk_test_")) leaks.push(where);
     };
     const { jobUid } = ctx.sim.createJob({ rows: 60, durationMs: 150, pageSize: 20 });
     const { spy, calls } = spyFetch();
@@ -130,7 +130,7 @@ describe("origins and secrets", () => {
     }
 
     // Errors: a 404, and a 401 with a wrong key that must not be echoed either.
-    for (const patch of [{ jobUid: "missing-job" }, { jobUid, apiKey: "sk-wrong-SECRET-9999" }]) {
+    for (const patch of [{ jobUid: "missing-job" }, { jobUid, apiKey: "sk_test_wrong_9999" }]) {
       const failed = await settle(new JobPoller({ ...ctx.connection, ...FAST, ...patch }).start());
       assert.ok(failed.error);
       check(

@@ -6,7 +6,7 @@ import { Miniflare } from "miniflare";
 import { startSimServer } from "../../sim/server.mjs";
 import { LOCAL_SECRETS, miniflareOptions } from "../../worker/miniflare-options.mjs";
 
-export const API_KEY = "sk-live-WORKER-SECRET-7788";
+export const API_KEY = "sk_test_worker_R4n8T1zB7788";
 export const PROJECT_ID = "sim-project";
 export const SECRETS = { ...LOCAL_SECRETS, CAPTAINDATA_API_KEY: API_KEY, CAPTAINDATA_PROJECT_ID: PROJECT_ID };
 const ADMIN = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` };
@@ -60,9 +60,10 @@ function outboundTo(server, outbound, hooks) {
 
 /**
  * Starts the simulator and the worker.
- * @param {{ bindings?: Record<string, string>, sim?: object }} [options]
+ * @param {{ bindings?: Record<string, string>, sim?: object, persist?: string }} [options]
+ *   `persist`: a directory for the Durable Objects' storage, kept across `restart()`.
  */
-export async function startWorker({ bindings = {}, sim = {} } = {}) {
+export async function startWorker({ bindings = {}, sim = {}, persist } = {}) {
   const port = await freePort();
   const workerOrigin = `http://127.0.0.1:${port}`;
   const server = await startSimServer({
@@ -74,22 +75,34 @@ export async function startWorker({ bindings = {}, sim = {} } = {}) {
   });
   const outbound = [];
   const hooks = {};
-  const mf = new Miniflare(
-    miniflareOptions({
+  const options = {
+    ...miniflareOptions({
       baseUrl: server.url,
       port,
       outboundService: outboundTo(server, outbound, hooks),
       bindings: { ...SECRETS, ...FAST_BINDINGS, CAPTAINDATA_BASE_URL: server.url, ...bindings },
     }),
-  );
+    ...(persist ? { durableObjectsPersist: persist } : {}),
+  };
+  const mf = new Miniflare(options);
   await mf.ready;
-  return new WorkerHarness(mf, server, outbound, workerOrigin, hooks);
+  return new WorkerHarness(mf, server, outbound, workerOrigin, hooks, options);
 }
 
 class WorkerHarness {
   /** `hooks.intercept = (request) => Response | undefined` answers outbound requests in the simulator's place. */
-  constructor(mf, server, outbound, origin, hooks) {
-    Object.assign(this, { mf, server, sim: server.sim, outbound, origin, hooks, responses: 0 });
+  constructor(mf, server, outbound, origin, hooks, options) {
+    Object.assign(this, { mf, server, sim: server.sim, outbound, origin, hooks, options, responses: 0 });
+  }
+
+  /**
+   * Stops workerd at once (steps in flight die with it, as in an eviction or a deploy) and starts
+   * a new one on the same port and storage (`persist`). The simulator keeps running.
+   */
+  async restart() {
+    await this.mf.dispose();
+    this.mf = new Miniflare(this.options);
+    await this.mf.ready;
   }
 
   /** A request to the worker over HTTP; every response is checked for the API key. */
