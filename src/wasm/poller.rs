@@ -126,7 +126,7 @@ impl JobPoller {
     // A relayed Captain Data webhook: a hint to read now; the API's own status decides the end.
     #[wasm_bindgen(js_name = webhookReceived)]
     pub fn webhook_received(&self, payload: JsValue) -> Result<(), JsValue> {
-        let event = webhook_event(&payload, &self.session.job_uid())?;
+        let event = webhook_event(&payload, &self.session.job_uid(), "payload")?;
         self.session.event(event);
         Ok(())
     }

@@ -50,7 +50,7 @@ fn prepare(options: JsValue) -> Result<Session, JsValue> {
     let webhook = options.get("webhook")?;
     let webhook = match webhook.is_undefined() || webhook.is_null() {
         true => None,
-        false => Some(webhook_event(&webhook, config.job_uid())?),
+        false => Some(webhook_event(&webhook, config.job_uid(), "webhook")?),
     };
     let engine = Poller::new(common.config, common.cursor.as_deref(), now_ms())
         .map_err(|e| config_error(&e))?;

@@ -8,10 +8,11 @@ use super::errors::{invalid_option, type_error};
 use crate::api::classify_webhook;
 use crate::engine::Event;
 
-/// `payload` as an engine event; a payload for another job is a `TypeError`.
-pub fn webhook_event(payload: &JsValue, job_uid: &str) -> Result<Event, JsValue> {
+/// `payload` as an engine event; a payload for another job is a `TypeError`. `name` is how
+/// the error refers to the payload (`payload`, or pollStep's option `webhook`).
+pub fn webhook_event(payload: &JsValue, job_uid: &str, name: &str) -> Result<Event, JsValue> {
     if !payload.is_object() || payload.is_function() {
-        return Err(invalid_option("payload", "an object", payload));
+        return Err(invalid_option(name, "an object", payload));
     }
     let text = |key: &str| field(payload, key).as_string();
     let uid = field(payload, "job_uid");

@@ -1,5 +1,7 @@
 // What the worker serves, in the shapes of Captain Data v3, from a run's stored state.
 
+import { isFinalError } from "../../js/error-codes.js";
+
 export const ALL_INPUTS_FAILED = "All Inputs Failed";
 
 const SUCCESS = new Set(["finished", "completed", "warning"]);
@@ -18,6 +20,10 @@ function visibleStatus(run) {
   }
   // "completed" (the v3 quickstart's word) is served as "finished", which every client knows.
   if (!run.error_code) return status === "warning" ? "warning" : "finished";
+  // Given up on a failure that polling again can change (an outage, a budget): the run itself
+  // is not over, and tracking it again resumes it. A reader keeps waiting (bounded by its own
+  // maxDurationMs) instead of failing with JOB_FAILED.
+  if (!isFinalError({ code: run.error_code })) return "paused";
   return status === "stopped" ? "stopped" : "shutdown";
 }
 
@@ -26,8 +32,12 @@ function visibleError(run) {
   if (run.error_code === "ALL_INPUTS_FAILED") return ALL_INPUTS_FAILED;
   if (run.error_code === "JOB_FAILED") return run.error_message || "Job failed.";
   // The worker's own failure to poll (e.g. its key was refused): say so without details.
-  return `The worker stopped polling this run (${run.error_code}).`;
+  const resume = isFinalError({ code: run.error_code }) ? "" : "; tracking it again resumes it";
+  return `The worker stopped polling this run (${run.error_code})${resume}.`;
 }
+
+/** The worker gave the run up on a failure that polling again can change. */
+const isGivenUp = (run) => Boolean(run.done && run.error_code && !isFinalError({ code: run.error_code }));
 
 const iso = (ms) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
@@ -43,7 +53,7 @@ export function runBody(run) {
     number_inputs: null,
     error_message: visibleError(run),
     start_time: iso(run.created_at),
-    finish_time: run.done ? iso(run.finished_at) : null,
+    finish_time: run.done && !isGivenUp(run) ? iso(run.finished_at) : null,
   };
 }
 
