@@ -235,7 +235,12 @@ export declare class JobPoller implements AsyncIterable<Batch> {
   readonly cursor: string;
   /** `"leader"` or `"follower"` while tabs share this poller, `"alone"` otherwise. */
   readonly role: PollerRole;
-  /** A webhook for this run arrived: stop polling, read the results once more, complete. @throws {TypeError} for another job's payload. */
+  /**
+   * A webhook for this run arrived: a hint to read now. A success or failure webhook makes the
+   * poller read the status and the results at once; the run ends only when the API's own
+   * status says so. "Created" and unknown webhooks change nothing.
+   * @throws {TypeError} for another job's payload.
+   */
   webhookReceived(payload: WebhookPayload): void;
   /** The same batches as `onBatch`; starts the poller; waits for the consumer; `break` stops the poller. */
   [Symbol.asyncIterator](): AsyncIterator<Batch>;
@@ -252,7 +257,7 @@ export interface PollStepOptions extends Connection {
   maxRequests?: number;
   /** Time budget of this step. @default 25000 */
   deadlineMs?: number;
-  /** A relayed webhook: do the final read now. */
+  /** A relayed webhook: this round reads the status and the results at once (the API's status still decides the end). */
   webhook?: WebhookPayload;
   /** `"status"`: a round reads the status, and the results only when they changed (one request when nothing did). `"every-tick"`: the results, then the status. @default "status" */
   readMode?: ReadMode;
