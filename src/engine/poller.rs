@@ -375,6 +375,34 @@ impl Poller {
         }
     }
 
+    /// The glue cancels the pending sleep before handing in an outside event (a webhook, the
+    /// page hidden or shown, the network gone or back): poll at once (`now`: a steady sleep is
+    /// over), or ask again for what is left of the sleep (re-paced by [`Poller::sleep`]).
+    pub(super) fn sleep_cancelled(&mut self, now: bool, now_ms: u64) {
+        let s = &mut self.state;
+        let cancelled = s.wait == Wait::Timer;
+        if cancelled {
+            s.wait = Wait::Nothing;
+        }
+        match s.next {
+            Next::Sleep {
+                reason: SleepReason::Interval,
+                then,
+                ..
+            } if now => {
+                s.next = Next::Fetch(then);
+            }
+            Next::Fetch(then) if cancelled && !now => {
+                s.next = Next::Sleep {
+                    ms: s.sleep_until.saturating_sub(now_ms),
+                    reason: s.sleep_reason,
+                    then,
+                };
+            }
+            _ => {}
+        }
+    }
+
     fn terminate(&mut self, action: Action) -> Action {
         self.state.done = true;
         self.state.outbox.clear();

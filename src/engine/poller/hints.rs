@@ -1,6 +1,6 @@
 //! Webhooks: hints to read now, never the proof of the end (see [`crate::engine::Event::Webhook`]).
 
-use super::{Next, Wait};
+use super::Next;
 use crate::api::{Webhook, WebhookKind};
 use crate::engine::{Poller, RequestKind, SleepReason};
 
@@ -13,19 +13,11 @@ impl Poller {
             && s.ending.is_none()
             && s.hinted != Some(hook.kind);
         // The glue cancels a pending timer on every webhook: re-arm what is left of it.
-        if s.wait == Wait::Timer {
-            s.wait = Wait::Nothing;
-            if let Next::Fetch(then) = s.next {
-                s.next = Next::Sleep {
-                    ms: s.sleep_until.saturating_sub(now_ms),
-                    reason: s.sleep_reason,
-                    then,
-                };
-            }
-        }
+        self.sleep_cancelled(false, now_ms);
         if !acted {
             return;
         }
+        let s = &mut self.state;
         s.hinted = Some(hook.kind);
         s.hint_error = hook.error.or(s.hint_error.take());
         s.hint_reads = self.config.webhook_reads;

@@ -1,7 +1,7 @@
 //! The pace of a page's poller: hidden tabs poll slower (or not at all), an offline runtime
 //! sends nothing, and the steady cadence is jittered so clients started together spread out.
 
-use super::{Next, Wait};
+use super::Wait;
 use crate::engine::{Action, Poller, SleepReason};
 
 /// Seeds the jitter's generator apart from the backoff's (same `Config::seed`).
@@ -50,38 +50,11 @@ impl Poller {
         let was = core::mem::replace(&mut self.state.hidden, hidden);
         // Visible again after being hidden: poll at once (the steady sleep is over).
         let poll_now = was && !hidden;
-        self.rearm(poll_now, now_ms);
+        self.sleep_cancelled(poll_now, now_ms);
     }
 
     pub(super) fn on_online(&mut self, online: bool, now_ms: u64) {
         let was_offline = core::mem::replace(&mut self.state.offline, !online);
-        self.rearm(was_offline && online, now_ms);
-    }
-
-    /// The glue cancelled the pending sleep to hand in a pace event: poll at once (`now`:
-    /// a steady sleep is over), or ask again for what is left of the sleep (re-paced).
-    fn rearm(&mut self, now: bool, now_ms: u64) {
-        let s = &mut self.state;
-        let cancelled = s.wait == Wait::Timer;
-        if cancelled {
-            s.wait = Wait::Nothing;
-        }
-        match s.next {
-            Next::Sleep {
-                reason: SleepReason::Interval,
-                then,
-                ..
-            } if now => {
-                s.next = Next::Fetch(then);
-            }
-            Next::Fetch(then) if cancelled && !now => {
-                s.next = Next::Sleep {
-                    ms: s.sleep_until.saturating_sub(now_ms),
-                    reason: s.sleep_reason,
-                    then,
-                };
-            }
-            _ => {}
-        }
+        self.sleep_cancelled(was_offline && online, now_ms);
     }
 }
