@@ -4,6 +4,9 @@ import { isFinalError } from "../../js/error-codes.js";
 
 export const ALL_INPUTS_FAILED = "All Inputs Failed";
 
+/** The worker gave the run up on a failure that polling again can change. */
+const isGivenUp = (run) => Boolean(run.done && run.error_code && !isFinalError({ code: run.error_code }));
+
 const SUCCESS = new Set(["finished", "completed", "warning"]);
 const TERMINAL = new Set([...SUCCESS, "shutdown", "stopped"]);
 
@@ -23,7 +26,7 @@ function visibleStatus(run) {
   // Given up on a failure that polling again can change (an outage, a budget): the run itself
   // is not over, and tracking it again resumes it. A reader keeps waiting (bounded by its own
   // maxDurationMs) instead of failing with JOB_FAILED.
-  if (!isFinalError({ code: run.error_code })) return "paused";
+  if (isGivenUp(run)) return "paused";
   return status === "stopped" ? "stopped" : "shutdown";
 }
 
@@ -32,12 +35,9 @@ function visibleError(run) {
   if (run.error_code === "ALL_INPUTS_FAILED") return ALL_INPUTS_FAILED;
   if (run.error_code === "JOB_FAILED") return run.error_message || "Job failed.";
   // The worker's own failure to poll (e.g. its key was refused): say so without details.
-  const resume = isFinalError({ code: run.error_code }) ? "" : "; tracking it again resumes it";
+  const resume = isGivenUp(run) ? "; tracking it again resumes it" : "";
   return `The worker stopped polling this run (${run.error_code})${resume}.`;
 }
-
-/** The worker gave the run up on a failure that polling again can change. */
-const isGivenUp = (run) => Boolean(run.done && run.error_code && !isFinalError({ code: run.error_code }));
 
 const iso = (ms) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
 
