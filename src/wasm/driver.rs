@@ -25,7 +25,14 @@ use crate::engine::{Action, Event, FetchRequest, PollError, Poller, Summary};
 pub trait Delivery {
     /// Hands over new rows (a fresh JS array); the loop waits for the returned future, so a
     /// slow consumer slows the poller down (backpressure).
-    fn batch(&self, rows: Array, offset: u64, cursor: String) -> LocalBoxFuture<'_, ()>;
+    /// `cursor` gives the resume token after these rows, for a receiver that hands it on
+    /// (encoding it is left to those that do).
+    fn batch(
+        &self,
+        rows: Array,
+        offset: u64,
+        cursor: &dyn Fn() -> String,
+    ) -> LocalBoxFuture<'_, ()>;
     /// The run's status or counts changed; `body` is the run body it was read from.
     fn status(&self, run: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue);
 }
@@ -143,7 +150,7 @@ impl Session {
                 }
                 Action::Emit(batch) => {
                     let rows = io.rows(batch.start, batch.end);
-                    let handed = delivery.batch(rows, batch.offset, self.cursor());
+                    let handed = delivery.batch(rows, batch.offset, &|| self.cursor());
                     if interrupts.until(false, handed).await.is_some() {
                         self.handle(Event::BatchDone);
                     }

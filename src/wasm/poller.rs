@@ -39,8 +39,13 @@ struct Receivers {
 }
 
 impl Delivery for Receivers {
-    fn batch(&self, rows: Array, offset: u64, cursor: String) -> LocalBoxFuture<'_, ()> {
-        Box::pin(self.hand_over(rows, offset, cursor))
+    fn batch(
+        &self,
+        rows: Array,
+        offset: u64,
+        cursor: &dyn Fn() -> String,
+    ) -> LocalBoxFuture<'_, ()> {
+        Box::pin(self.hand_over(rows, offset, cursor()))
     }
 
     fn status(&self, run: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue) {

@@ -69,7 +69,7 @@ struct Round {
 }
 
 impl Delivery for Round {
-    fn batch(&self, rows: Array, _offset: u64, _cursor: String) -> LocalBoxFuture<'_, ()> {
+    fn batch(&self, rows: Array, _: u64, _: &dyn Fn() -> String) -> LocalBoxFuture<'_, ()> {
         self.batches.push(&rows);
         Box::pin(ready(()))
     }
