@@ -13,7 +13,9 @@ export type ErrorCode =
   | "ABORTED"
   | "RATE_LIMITED"
   | "SERVER_ERROR"
-  | "NETWORK_ERROR";
+  | "NETWORK_ERROR"
+  | "LOAD_FAILED"
+  | "CALLBACK_FAILED";
 
 /** The list of every error code, frozen. */
 export declare const ERROR_CODES: readonly ErrorCode[];

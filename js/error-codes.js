@@ -16,6 +16,8 @@ export const ERROR_CODES = Object.freeze([
   "RATE_LIMITED",
   "SERVER_ERROR",
   "NETWORK_ERROR",
+  "LOAD_FAILED",
+  "CALLBACK_FAILED",
 ]);
 
 /** The codes that polling again with the same options cannot change. */

@@ -560,7 +560,9 @@ fn check(plan: &Plan, tally: &mut BTreeMap<&'static str, u32>) -> Result<(), Str
                 | ErrorCode::NotFound
                 | ErrorCode::RateLimited
                 | ErrorCode::ServerError
-                | ErrorCode::NetworkError => false,
+                | ErrorCode::NetworkError
+                | ErrorCode::LoadFailed
+                | ErrorCode::CallbackFailed => false,
             };
             let clean_failure = plan.clean() && error.code != ErrorCode::JobFailed;
             if !allowed || clean_failure {

@@ -28,11 +28,17 @@ pub enum ErrorCode {
     ServerError,
     /// `scheduleWorkflow` only (never retried): no response at all (network, CORS).
     NetworkError,
+    /// The WebAssembly module could not be fetched or instantiated (about this poller, not the
+    /// run: another tab or a later start may succeed).
+    LoadFailed,
+    /// `onBatch` (or the iterator's consumer) threw or rejected; the cursor stays before that
+    /// batch, so resuming delivers it again.
+    CallbackFailed,
 }
 
 impl ErrorCode {
     /// Every code, in a stable order: the single source of truth for lists of codes.
-    pub const ALL: [ErrorCode; 12] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::AllInputsFailed,
         ErrorCode::JobFailed,
         ErrorCode::Unauthorized,
@@ -45,6 +51,8 @@ impl ErrorCode {
         ErrorCode::RateLimited,
         ErrorCode::ServerError,
         ErrorCode::NetworkError,
+        ErrorCode::LoadFailed,
+        ErrorCode::CallbackFailed,
     ];
 
     /// The stable JS code, e.g. `"ALL_INPUTS_FAILED"`.
@@ -62,6 +70,8 @@ impl ErrorCode {
             ErrorCode::RateLimited => "RATE_LIMITED",
             ErrorCode::ServerError => "SERVER_ERROR",
             ErrorCode::NetworkError => "NETWORK_ERROR",
+            ErrorCode::LoadFailed => "LOAD_FAILED",
+            ErrorCode::CallbackFailed => "CALLBACK_FAILED",
         }
     }
 

@@ -29,6 +29,8 @@ const codes: ErrorCode[] = [
   "RATE_LIMITED",
   "SERVER_ERROR",
   "NETWORK_ERROR",
+  "LOAD_FAILED",
+  "CALLBACK_FAILED",
 ];
 const finalCodes: readonly ErrorCode[] = FINAL_ERROR_CODES;
 const listed: readonly ErrorCode[] = ERROR_CODES;

@@ -1,0 +1,26 @@
+// The one error class of the package: every terminal error the glue, the tab layer, the
+// bindings and the CLI report is a `CaptainDataError`, so `err instanceof CaptainDataError`
+// works whichever entry made it.
+
+/** A terminal error with a stable `code` (one of ERROR_CODES), `status`, `runStatus`, `cause`. */
+export class CaptainDataError extends Error {
+  constructor(code, message, { status, runStatus, cause } = {}) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "CaptainDataError";
+    this.code = code;
+    if (status !== undefined) this.status = status;
+    if (runStatus !== undefined) this.runStatus = runStatus;
+  }
+}
+
+/**
+ * The glue's errors are plain `Error`s named "CaptainDataError" (made in Rust); this gives
+ * them the class's prototype, keeping the object, its message, stack and `cause` as they are.
+ * Anything else (a TypeError from a bad option) is returned unchanged.
+ */
+export function asCaptainDataError(error) {
+  if (error instanceof Error && error.name === "CaptainDataError" && !(error instanceof CaptainDataError)) {
+    Object.setPrototypeOf(error, CaptainDataError.prototype);
+  }
+  return error;
+}
