@@ -1,0 +1,232 @@
+// The framework-free core of the React, Vue and Svelte bindings (TanStack Query's shape: one
+// core, thin adapters). It owns one public JobPoller per key and turns its callbacks into
+// snapshots; the adapters only hand those snapshots to their framework.
+//
+// - Key: the options' values, not their identity (callbacks and `fetch` excluded), so a new
+//   options object or inline callbacks with the same values never restart the poller. The
+//   latest callbacks are read through each subscriber's ref when they are called.
+// - Snapshot: one frozen object, replaced only on change (`getSnapshot` must return the same
+//   object until then, or React renders forever).
+// - Acquire/release: the poller starts and stops in a microtask after the last change, so
+//   React StrictMode's setup → cleanup → setup and a Svelte SSR subscribe → unsubscribe make
+//   one poller, or none; no macrotask (timer, response) runs in between, so no request is sent
+//   after the release.
+// - Rows: appended in place to one array (no copy of earlier rows); `rowCount` changes with
+//   each batch; `keepRows` bounds what is kept.
+import { CaptainDataError, asCaptainDataError } from "./errors.js";
+
+/** The JobPoller class of this runtime, loaded on first use (never on a server render). */
+const loadJobPoller = () => import("#captaindata-poller").then((entry) => entry.JobPoller);
+
+const noop = () => {};
+const base = { rows: Object.freeze([]), rowCount: 0, run: null, error: null, summary: null, role: null, cursor: null, stop: noop };
+
+/** The snapshot without options (and on a server render). */
+export const IDLE = Object.freeze({ ...base, status: "idle" });
+/** The snapshot of a key nobody has subscribed to yet. */
+const PENDING = Object.freeze({ ...base, status: "loading" });
+
+const CALLBACKS = ["onBatch", "onStatus", "onComplete", "onError", "onRoleChange", "onCallbackError"];
+const BINDING_OPTIONS = ["keepRows"];
+
+const entries = new Map(); // key → PollerEntry
+
+/** The key of `options`: equal for equal values; null when there is nothing to poll. */
+export function pollerKey(options) {
+  if (options == null || !options.jobUid) return null;
+  return stableJson(options);
+}
+
+/** The current snapshot for `key` (cached: the same object until something changes). */
+export function getSnapshot(key) {
+  if (key === null) return IDLE;
+  return entries.get(key)?.snapshot ?? PENDING;
+}
+
+/**
+ * Subscribes to the poller of `key`; `ref.current` holds the subscriber's latest options (its
+ * callbacks are read from there when called). Returns the unsubscribe function.
+ */
+export function subscribe(key, ref, listener) {
+  if (key === null) return noop;
+  let entry = entries.get(key);
+  if (!entry) {
+    entry = new PollerEntry(key, ref.current);
+    entries.set(key, entry);
+  }
+  const observer = { ref, listener };
+  entry.acquire(observer);
+  let subscribed = true;
+  return () => {
+    if (subscribed) entry.release(observer);
+    subscribed = false;
+  };
+}
+
+class PollerEntry {
+  #key;
+  #options;
+  #observers = new Set();
+  #rows = [];
+  #poller = null;
+  #phase = "new"; // new → running → ended; or → ended straight from new (released, stopped)
+  #stopped = false;
+  #queued = false;
+
+  constructor(key, options) {
+    this.#key = key;
+    this.#options = options;
+    this.snapshot = Object.freeze({ ...PENDING, rows: this.#rows, stop: () => this.stop() });
+  }
+
+  acquire(observer) {
+    this.#observers.add(observer);
+    this.#reconcile();
+  }
+
+  release(observer) {
+    this.#observers.delete(observer);
+    this.#reconcile();
+  }
+
+  /** Stops polling; the snapshot says `"stopped"` with the last cursor. */
+  stop() {
+    if (this.#stopped || this.#phase === "ended") return;
+    this.#stopped = true;
+    if (this.#poller) this.#poller.stop();
+    else this.#end({ status: "stopped" });
+  }
+
+  /** Starts or stops once the subscribers of this tick are known. */
+  #reconcile() {
+    if (this.#queued) return;
+    this.#queued = true;
+    queueMicrotask(() => {
+      this.#queued = false;
+      if (this.#observers.size === 0) {
+        if (entries.get(this.#key) === this) entries.delete(this.#key);
+        this.stop();
+      } else if (this.#phase === "new" && !this.#stopped) {
+        this.#phase = "running";
+        this.#run();
+      }
+    });
+  }
+
+  async #run() {
+    let JobPoller;
+    try {
+      JobPoller = await loadJobPoller();
+    } catch (cause) {
+      return this.#fail(new CaptainDataError("LOAD_FAILED", `could not load captaindata-poller: ${cause?.message ?? cause}`, { cause }));
+    }
+    if (this.#stopped) return this.#end({ status: "stopped" });
+    try {
+      this.#poller = new JobPoller(this.#pollerOptions());
+    } catch (error) {
+      return this.#fail(error); // a TypeError naming the option
+    }
+    const started = this.#poller.start();
+    this.#publish({ role: this.#poller.role });
+    try {
+      const summary = await started;
+      this.#end(summary.status === "stopped" ? { status: "stopped", cursor: summary.cursor } : { status: "finished", summary, cursor: summary.cursor });
+    } catch (error) {
+      // Before the quiet stop(), start() rejected ABORTED after our own stop(): that is a stop.
+      if (this.#stopped && error?.code === "ABORTED") this.#end({ status: "stopped", cursor: this.#poller.cursor });
+      else this.#fail(asCaptainDataError(error));
+    }
+  }
+
+  /** The poller's options: the values as given, callbacks that update the snapshot first. */
+  #pollerOptions() {
+    const options = { ...this.#options };
+    for (const name of [...CALLBACKS, ...BINDING_OPTIONS]) delete options[name];
+    if (typeof this.#options.fetch === "function") options.fetch = (input, init) => this.#latest("fetch")(input, init);
+    options.onBatch = (batch) => this.#batch(batch);
+    options.onStatus = (run) => {
+      this.#publish({ run, status: "polling" });
+      return this.#fanOut("onStatus", run);
+    };
+    options.onRoleChange = (sharing) => {
+      this.#publish({ role: sharing.role });
+      return this.#fanOut("onRoleChange", sharing);
+    };
+    options.onComplete = (summary) => this.#fanOut("onComplete", summary);
+    options.onError = (error) => {
+      if (!this.#stopped) return this.#fanOut("onError", error);
+    };
+    if (typeof this.#options.onCallbackError === "function") {
+      options.onCallbackError = (error, name) => this.#latest("onCallbackError")(error, name);
+    }
+    return options;
+  }
+
+  /** Hands the batch to every subscriber's onBatch; the rows join the snapshot once they took it. */
+  #batch(batch) {
+    const taken = this.#fanOut("onBatch", batch);
+    const append = () => {
+      const keep = this.#options.keepRows ?? Infinity;
+      const rows = this.#rows;
+      for (const row of batch.results) rows.push(row); // no spread: a huge batch would overflow the stack
+      if (rows.length > keep) rows.splice(0, rows.length - keep);
+      this.#publish({ status: "polling", rowCount: batch.offset + batch.results.length, cursor: batch.cursor, role: this.#poller?.role ?? null });
+    };
+    if (taken && typeof taken.then === "function") return taken.then(append);
+    append();
+  }
+
+  /** Calls `name` of every subscriber; a promise when one returned a promise. */
+  #fanOut(name, value) {
+    const results = [];
+    for (const { ref } of this.#observers) {
+      const callback = ref.current?.[name];
+      if (typeof callback === "function") results.push(callback(value));
+    }
+    if (results.some((r) => r && typeof r.then === "function")) return Promise.all(results).then(noop);
+  }
+
+  /** `name` from the latest options of a current subscriber (the first one's at creation). */
+  #latest(name) {
+    for (const { ref } of this.#observers) if (typeof ref.current?.[name] === "function") return ref.current[name];
+    return this.#options[name];
+  }
+
+  #fail(error) {
+    this.#end({ status: "failed", error, cursor: this.#poller?.cursor ?? null });
+  }
+
+  #end(changes) {
+    if (this.#phase === "ended") return;
+    this.#phase = "ended";
+    this.#publish(changes);
+  }
+
+  #publish(changes) {
+    const next = { ...this.snapshot, ...changes };
+    if (Object.keys(changes).every((k) => next[k] === this.snapshot[k])) return; // a new object only on change
+    this.snapshot = Object.freeze(next);
+    for (const { listener } of [...this.#observers]) listener();
+  }
+}
+
+/** JSON of `value` with sorted keys; functions as a marker (they never restart), headers normalised. */
+function stableJson(value) {
+  return JSON.stringify(value, function replacer(name, v) {
+    if (typeof v === "function") return CALLBACKS.includes(name) ? undefined : "[function]";
+    if (typeof Headers === "function" && v instanceof Headers) return [...v];
+    if (typeof AbortSignal === "function" && v instanceof AbortSignal) return `[signal ${signalId(v)}]`;
+    if (v && typeof v === "object" && !Array.isArray(v)) {
+      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]));
+    }
+    return v;
+  });
+}
+
+// A signal is keyed by identity: a new AbortSignal is a new poller.
+const signalIds = new WeakMap();
+let lastSignalId = 0;
+function signalId(signal) {
+  if (!signalIds.has(signal)) signalIds.set(signal, ++lastSignalId);
+  return signalIds.get(signal);
+}

@@ -1,0 +1,19 @@
+// `captaindata-poller/vue` (Vue ≥ 3.3).
+import type { MaybeRefOrGetter, ShallowRef } from "vue";
+import type { BindingOptions, JobPollerState } from "./bindings.js";
+
+export type { BindingOptions, JobPollerState, JobPollerStatus, RowBatch } from "./bindings.js";
+
+/** Each field of {@link JobPollerState} as a read-only shallow ref, and `stop()`. */
+export type JobPollerRefs<Row = Record<string, unknown>> = {
+  readonly [K in Exclude<keyof JobPollerState<Row>, "stop">]: Readonly<ShallowRef<JobPollerState<Row>[K]>>;
+} & { readonly stop: () => void };
+
+/**
+ * Polls `options.jobUid` from the component's mount (never in a server render; at once in a
+ * plain effect scope) until its scope is disposed. `options` may be a ref or a getter: a change
+ * of its values restarts the poller.
+ */
+export declare function useJobPoller<Row = Record<string, unknown>>(
+  options: MaybeRefOrGetter<BindingOptions<Row> | null | undefined>,
+): JobPollerRefs<Row>;
