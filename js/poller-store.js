@@ -210,23 +210,28 @@ class PollerEntry {
   }
 }
 
-/** JSON of `value` with sorted keys; functions as a marker (they never restart), headers normalised. */
+/**
+ * JSON of `value` with sorted keys; callbacks left out, other functions as a marker (they never
+ * restart), `Headers` as their entries, other objects (an AbortSignal) by identity. It never
+ * touches the `Headers` global: Node's getter would load its HTTP stack during a server render.
+ */
 function stableJson(value) {
   return JSON.stringify(value, function replacer(name, v) {
     if (typeof v === "function") return CALLBACKS.includes(name) ? undefined : "[function]";
-    if (typeof Headers === "function" && v instanceof Headers) return [...v];
-    if (typeof AbortSignal === "function" && v instanceof AbortSignal) return `[signal ${signalId(v)}]`;
-    if (v && typeof v === "object" && !Array.isArray(v)) {
+    if (v === null || typeof v !== "object" || Array.isArray(v)) return v;
+    const proto = Object.getPrototypeOf(v);
+    if (proto === Object.prototype || proto === null) {
       return Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]]));
     }
-    return v;
+    if (typeof v.entries === "function") return [...v.entries()];
+    return `[object ${identity(v)}]`;
   });
 }
 
-// A signal is keyed by identity: a new AbortSignal is a new poller.
-const signalIds = new WeakMap();
-let lastSignalId = 0;
-function signalId(signal) {
-  if (!signalIds.has(signal)) signalIds.set(signal, ++lastSignalId);
-  return signalIds.get(signal);
+// An object option (an AbortSignal) is keyed by identity: a new one is a new poller.
+const ids = new WeakMap();
+let lastId = 0;
+function identity(object) {
+  if (!ids.has(object)) ids.set(object, ++lastId);
+  return ids.get(object);
 }

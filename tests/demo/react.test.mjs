@@ -3,6 +3,9 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { JobPoller } from "captaindata-poller";
+import { createElement as h } from "react";
+import { renderToString } from "react-dom/server";
+import { App } from "../bindings/react-app/app.js";
 import { apiFetchesAfter, apiFetchesBefore, buildApp, recordFetches, serveApp } from "../bindings/apps.mjs";
 import { launchBrowser, rowIds, watchConsole } from "./browser-fixture.mjs";
 
@@ -23,11 +26,18 @@ after(async () => {
   app?.remove();
 });
 
-async function openApp(jobUid, { query = "", route } = {}) {
+async function openApp(jobUid, { query = "", route, serverHtml } = {}) {
   const page = await browser.newPage();
   const problems = watchConsole(page);
   await recordFetches(page);
   if (route) await page.route("**/*.wasm", route);
+  if (serverHtml) {
+    // The page as a server would send it: the app already rendered into #root.
+    await page.route(/\/(\?.*)?$/, async (r) => {
+      const body = (await (await r.fetch()).text()).replace('<div id="root"></div>', `<div id="root">${serverHtml}</div>`);
+      await r.fulfill({ body, contentType: "text/html" });
+    });
+  }
   await page.goto(`${demo.url}?job=${encodeURIComponent(jobUid)}${query}`);
   return { page, problems };
 }
@@ -62,6 +72,17 @@ test("StrictMode on a growing run: every row once, in order, and it finishes", a
   await waitForStatus(page, "finished");
   assert.deepEqual(await shownIds(page), rowIds(300));
   assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("server-rendered: hydration matches (idle), then the rows arrive", async () => {
+  const { jobUid } = demo.sim.createJob({ rows: 60, durationMs: 300, pageSize: 25 });
+  const serverHtml = renderToString(h(App, { jobUid }));
+  assert.match(serverHtml, /data-status="idle"/);
+  const { page, problems } = await openApp(jobUid, { serverHtml });
+  await waitForStatus(page, "finished");
+  assert.deepEqual(await shownIds(page), rowIds(60));
+  assert.deepEqual(problems, [], "no hydration mismatch or other error");
   await page.close();
 });
 
