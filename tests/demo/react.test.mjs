@@ -138,3 +138,17 @@ test("a .wasm answering 404: the app renders and the hook's error is LOAD_FAILED
   assert.deepEqual(problems.filter((p) => !/Failed to load resource.*404/.test(p)), []);
   await page.close();
 });
+
+test("50,000 rows: one re-render per batch, not per row", async (t) => {
+  const { jobUid } = demo.sim.createJob({ rows: 50000, durationMs: 2000, pageSize: 1000 });
+  const { page, problems } = await openApp(jobUid, { query: "&list=0" });
+  await waitForStatus(page, "finished", 60000);
+  assert.equal(await page.locator("#count").textContent(), "50000");
+  const { renders, batches, rowsPerRender } = await page.evaluate(() => window.app);
+  const distinct = new Set(rowsPerRender).size - 1; // row counts rendered, past 0
+  // StrictMode renders each component twice in development; a row count is rendered once per batch.
+  assert.ok(distinct <= batches, `${distinct} row counts rendered for ${batches} batches`);
+  t.diagnostic(`50,000 rows: ${batches} batches, ${renders} renders (StrictMode doubles them), ${Math.round(50000 / distinct)} rows per re-render`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
