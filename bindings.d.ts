@@ -17,9 +17,10 @@ export type RowBatch<Row> = Omit<Batch, "results"> & { readonly results: readonl
 
 /**
  * Options of a binding: those of `JobPoller`, plus `keepRows`. The poller restarts only when a
- * value changes (`jobUid`, `baseUrl`, credentials, `headers`, `cursor`, …); a new object or new
- * inline callbacks with the same values keep it, and the latest callbacks are the ones called.
- * Bindings with the same values share one poller (and one `rows` array).
+ * value changes (`jobUid`, `baseUrl`, credentials, `headers`, …); a new object or new inline
+ * callbacks with the same values keep it, and the latest callbacks are the ones called.
+ * `cursor` is read once, when the poller starts (passing each saved cursor back restarts
+ * nothing). Bindings with the same values share one poller (and one `rows` array).
  */
 export interface BindingOptions<Row = Record<string, unknown>> extends Omit<JobPollerOptions, "onBatch"> {
   /** New rows, in order. A returned promise delays the next poll, and the rows join `rows` once it resolves. */

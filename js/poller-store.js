@@ -2,7 +2,7 @@
 // core, thin adapters). It owns one public JobPoller per key and turns its callbacks into
 // snapshots; the adapters only hand those snapshots to their framework.
 //
-// - Key: the options' values, not their identity (callbacks and `fetch` excluded), so a new
+// - Key: the options' values, not their identity (callbacks, `fetch`, `cursor` excluded), so a new
 //   options object or inline callbacks with the same values never restart the poller. The
 //   latest callbacks are read through each subscriber's ref when they are called.
 // - Snapshot: one frozen object, replaced only on change (`getSnapshot` must return the same
@@ -31,10 +31,15 @@ const BINDING_OPTIONS = ["keepRows"];
 
 const entries = new Map(); // key → PollerEntry
 
-/** The key of `options`: equal for equal values; null when there is nothing to poll. */
+/**
+ * The key of `options`: equal for equal values; null when there is nothing to poll. `cursor` is
+ * left out: it is where a poller starts, read once (an app that saves each batch's cursor and
+ * passes it back must not restart the poller on every batch).
+ */
 export function pollerKey(options) {
   if (options == null || !options.jobUid) return null;
-  return stableJson(options);
+  const { cursor, ...values } = options;
+  return stableJson(values);
 }
 
 /** The current snapshot for `key` (cached: the same object until something changes). */
@@ -118,15 +123,18 @@ class PollerEntry {
     try {
       JobPoller = await loadJobPoller();
     } catch (cause) {
-      return this.#fail(new CaptainDataError("LOAD_FAILED", `could not load captaindata-poller: ${cause?.message ?? cause}`, { cause }));
+      const error = new CaptainDataError("LOAD_FAILED", `could not load captaindata-poller: ${cause?.message ?? cause}`, { cause });
+      this.#fail(error);
+      return this.#fanOut("onError", error);
     }
     if (this.#stopped) return this.#end({ status: "stopped" });
+    let started;
     try {
       this.#poller = new JobPoller(this.#pollerOptions());
+      started = this.#poller.start();
     } catch (error) {
       return this.#fail(error); // a TypeError naming the option
     }
-    const started = this.#poller.start();
     this.#publish({ role: this.#poller.role });
     try {
       const summary = await started;

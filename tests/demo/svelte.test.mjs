@@ -113,6 +113,17 @@ test("stop() from the value: status stopped, the cursor kept, no request after",
   s.unsubscribe();
 });
 
+test("a bad option: status failed with the TypeError naming it, and no request", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 100, durationMs: 1000 });
+  const s = watchStore(createJobPoller({ ...ctx.connection, ...FAST, jobUid, maxRequests: -1 }));
+  const failed = await s.until(ended);
+  assert.equal(failed.status, "failed");
+  assert.ok(failed.error instanceof TypeError);
+  assert.match(failed.error.message, /maxRequests/);
+  assert.equal(ctx.sim.stats(jobUid).requests.total, 0);
+  s.unsubscribe();
+});
+
 /** `gc()` for the heap figures (the flag must be set before the first call). */
 function collector() {
   setFlagsFromString("--expose-gc");

@@ -16,7 +16,7 @@ function until(source, pred) {
   });
 }
 
-test("equal values keep the poller; a new jobUid restarts it; disposing the scope stops it", async () => {
+test("equal values (and a saved cursor passed back) keep the poller; a new jobUid restarts it; disposing the scope stops it", async () => {
   const a = ctx.sim.createJob({ rows: 3000, durationMs: 60000 }).jobUid;
   const b = ctx.sim.createJob({ rows: 90, durationMs: 300, pageSize: 25 }).jobUid;
   const sent = [];
@@ -32,7 +32,8 @@ test("equal values keep the poller; a new jobUid restarts it; disposing the scop
 
   const rowsOfA = poller.rows.value;
   const countBefore = poller.rowCount.value;
-  options.value = { ...options.value, onBatch() {} }; // a new object, a new callback, the same values
+  // A new object, a new callback, the same values, and the saved cursor passed back (read once).
+  options.value = { ...options.value, cursor: poller.cursor.value, onBatch() {} };
   await nextTick();
   await until(poller.rowCount, () => poller.rowCount.value > countBefore);
   assert.equal(poller.rows.value, rowsOfA, "the same poller (the same rows, grown)");
