@@ -11,8 +11,13 @@ const ctx = useSim();
 
 /** Resolves once `pred()` is true, re-checked whenever `source` changes. */
 function until(source, pred) {
+  if (pred()) return Promise.resolve();
   return new Promise((resolve) => {
-    const stop = watch(source, () => pred() && (stop(), resolve()), { immediate: true });
+    const stop = watch(source, () => {
+      if (!pred()) return;
+      stop();
+      resolve();
+    });
   });
 }
 
@@ -39,10 +44,11 @@ test("equal values (and a saved cursor passed back) keep the poller; a new jobUi
   assert.equal(poller.rows.value, rowsOfA, "the same poller (the same rows, grown)");
   assert.notEqual(poller.status.value, "loading");
 
-  options.value = { ...options.value, jobUid: b };
+  options.value = { ...options.value, jobUid: b, cursor: undefined };
   await nextTick();
   const switchedAt = performance.now();
-  await until(poller.status, () => poller.status.value === "finished");
+  await until(poller.status, () => ["finished", "failed", "stopped"].includes(poller.status.value));
+  assert.equal(poller.status.value, "finished", poller.error.value?.message);
   assert.deepEqual(poller.rows.value.map((r) => r.id), rowIds(90));
   assert.deepEqual(sent.filter((r) => r.url.includes(a) && r.t > switchedAt), [], "no request for the first run after the switch");
 
