@@ -1,5 +1,5 @@
 // Type test of the React, Vue and Svelte bindings: compiled with `tsc --noEmit -p
-// tests/bindings/types` (tests/demo/bindings-types.test.mjs), never run. `@ts-expect-error`
+// tests/bindings/types` (tests/demo/bindings-package.test.mjs), never run. `@ts-expect-error`
 // lines must stay errors: they prove the types reject what they should.
 import { useJobPoller } from "captaindata-poller/react";
 import type { JobPollerState, JobPollerStatus } from "captaindata-poller/react";
