@@ -1,5 +1,5 @@
 // Types shared by `captaindata-poller/react`, `/vue` and `/svelte` (one core, thin adapters).
-import type { Batch, CaptainDataError, JobPollerOptions, PollerRole, RunStatus, Summary } from "./index.js";
+import type { Batch, CaptainDataError, DefaultRow, JobPollerOptions, PollerRole, RunStatus, Summary } from "./index.js";
 
 /**
  * Where the poller of a binding is.
@@ -12,9 +12,6 @@ import type { Batch, CaptainDataError, JobPollerOptions, PollerRole, RunStatus, 
  */
 export type JobPollerStatus = "idle" | "loading" | "polling" | "finished" | "failed" | "stopped";
 
-/** A batch whose rows are typed. */
-export type RowBatch<Row> = Omit<Batch, "results"> & { readonly results: readonly Row[] };
-
 /**
  * Options of a binding: those of `JobPoller`, plus `keepRows`. The poller restarts only when a
  * value changes (`jobUid`, `baseUrl`, credentials, `headers`, …); a new object or new inline
@@ -22,9 +19,13 @@ export type RowBatch<Row> = Omit<Batch, "results"> & { readonly results: readonl
  * `cursor` is read once, when the poller starts (passing each saved cursor back restarts
  * nothing). Bindings with the same values share one poller (and one `rows` array).
  */
-export interface BindingOptions<Row = Record<string, unknown>> extends Omit<JobPollerOptions, "onBatch"> {
-  /** New rows, in order. A returned promise delays the next poll, and the rows join `rows` once it resolves. */
-  onBatch?: (batch: RowBatch<Row>) => void | Promise<void>;
+export interface BindingOptions<Row = DefaultRow> extends JobPollerOptions<Row> {
+  /**
+   * New rows, in order. A returned promise delays the next poll, and the rows join `rows` once
+   * it fulfils; a throw or a rejection ends the poller with `CALLBACK_FAILED` (`cursor` stays
+   * before that batch).
+   */
+  onBatch?: (batch: Batch<Row>) => void | Promise<void>;
   /**
    * How many of the latest rows `rows` keeps (`rowCount` still counts them all); `0` keeps none
    * (use `onBatch`). Bounds the memory of a huge run. @default Infinity
@@ -33,7 +34,7 @@ export interface BindingOptions<Row = Record<string, unknown>> extends Omit<JobP
 }
 
 /** What a binding shows: replaced by a new object on every change, never mutated except `rows`. */
-export interface JobPollerState<Row = Record<string, unknown>> {
+export interface JobPollerState<Row = DefaultRow> {
   readonly status: JobPollerStatus;
   /**
    * The rows delivered so far, in order (the latest `keepRows` of them). One array that grows in

@@ -138,7 +138,8 @@ class PollerEntry {
     this.#publish({ role: this.#poller.role });
     try {
       const summary = await started;
-      this.#end(summary.status === "stopped" ? { status: "stopped", cursor: summary.cursor } : { status: "finished", summary, cursor: summary.cursor });
+      const cursor = summary.cursor ?? null;
+      this.#end(summary.status === "stopped" ? { status: "stopped", cursor } : { status: "finished", summary, cursor });
     } catch (error) {
       // Before the quiet stop(), start() rejected ABORTED after our own stop(): that is a stop.
       if (this.#stopped && error?.code === "ABORTED") this.#end({ status: "stopped", cursor: this.#poller.cursor });

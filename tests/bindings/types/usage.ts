@@ -5,7 +5,7 @@ import { useJobPoller } from "captaindata-poller/react";
 import type { JobPollerState, JobPollerStatus } from "captaindata-poller/react";
 import { useJobPoller as useVueJobPoller } from "captaindata-poller/vue";
 import { createJobPoller } from "captaindata-poller/svelte";
-import type { ErrorCode } from "captaindata-poller";
+import { CaptainDataError, type ErrorCode } from "captaindata-poller";
 
 interface Lead {
   id: string;
@@ -28,7 +28,7 @@ void lead.rows[0].company;
 const status: JobPollerStatus = lead.status;
 const count: number = lead.rowCount;
 const cursor: string | null = lead.cursor;
-if (lead.error && "code" in lead.error) {
+if (lead.error instanceof CaptainDataError) {
   const code: ErrorCode = lead.error.code;
   void code;
 }
