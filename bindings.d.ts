@@ -55,4 +55,9 @@ export interface JobPollerState<Row = DefaultRow> {
   readonly cursor: string | null;
   /** Stops polling (no request after it); `status` becomes `"stopped"`. */
   readonly stop: () => void;
+  /**
+   * After `"failed"` or `"stopped"`: polls again from `cursor` with a new poller. `rows` stay and
+   * the next rows follow them, none twice (the recovery of `CALLBACK_FAILED`, a timeout, …).
+   */
+  readonly resume: () => void;
 }

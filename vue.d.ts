@@ -5,10 +5,10 @@ import type { BindingOptions, JobPollerState } from "./bindings.js";
 
 export type { BindingOptions, JobPollerState, JobPollerStatus } from "./bindings.js";
 
-/** Each field of {@link JobPollerState} as a read-only shallow ref, and `stop()`. */
+/** Each field of {@link JobPollerState} as a read-only shallow ref, and `stop()`, `resume()`. */
 export type JobPollerRefs<Row = DefaultRow> = {
-  readonly [K in Exclude<keyof JobPollerState<Row>, "stop">]: Readonly<ShallowRef<JobPollerState<Row>[K]>>;
-} & { readonly stop: () => void };
+  readonly [K in Exclude<keyof JobPollerState<Row>, "stop" | "resume">]: Readonly<ShallowRef<JobPollerState<Row>[K]>>;
+} & { readonly stop: () => void; readonly resume: () => void };
 
 /**
  * Polls `options.jobUid` from the component's mount (never in a server render; at once in a

@@ -19,7 +19,7 @@ import { CaptainDataError, asCaptainDataError } from "./errors.js";
 const loadJobPoller = () => import("#captaindata-poller").then((entry) => entry.JobPoller);
 
 const noop = () => {};
-const base = { rows: Object.freeze([]), rowCount: 0, run: null, error: null, summary: null, role: null, cursor: null, stop: noop };
+const base = { rows: Object.freeze([]), rowCount: 0, run: null, error: null, summary: null, role: null, cursor: null, stop: noop, resume: noop };
 
 /** The snapshot without options (and on a server render). */
 export const IDLE = Object.freeze({ ...base, status: "idle" });
@@ -81,7 +81,7 @@ class PollerEntry {
   constructor(key, options) {
     this.#key = key;
     this.#options = options;
-    this.snapshot = Object.freeze({ ...PENDING, rows: this.#rows, stop: () => this.stop() });
+    this.snapshot = Object.freeze({ ...PENDING, rows: this.#rows, stop: () => this.stop(), resume: () => this.resume() });
   }
 
   acquire(observer) {
@@ -100,6 +100,20 @@ class PollerEntry {
     this.#stopped = true;
     if (this.#poller) this.#poller.stop();
     else this.#end({ status: "stopped" });
+  }
+
+  /**
+   * After a failure or a stop, polls again from the snapshot's cursor with a new poller: the
+   * rows stay, and the next ones follow them (the recovery of CALLBACK_FAILED, a timeout, …).
+   */
+  resume() {
+    if (this.#phase !== "ended" || !["failed", "stopped"].includes(this.snapshot.status)) return;
+    if (this.snapshot.cursor !== null) this.#options = { ...this.#options, cursor: this.snapshot.cursor };
+    this.#phase = "new";
+    this.#stopped = false;
+    this.#poller = null;
+    this.#publish({ status: "loading", error: null });
+    this.#reconcile();
   }
 
   /** Starts or stops once the subscribers of this tick are known. */

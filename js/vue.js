@@ -4,7 +4,7 @@
 import { getCurrentInstance, onMounted, onScopeDispose, shallowRef, toValue, triggerRef, watch } from "vue";
 import { IDLE, getSnapshot, pollerKey, subscribe } from "./poller-store.js";
 
-const FIELDS = Object.keys(IDLE).filter((name) => name !== "stop");
+const FIELDS = Object.keys(IDLE).filter((name) => typeof IDLE[name] !== "function");
 
 export function useJobPoller(options) {
   const state = Object.fromEntries(FIELDS.map((name) => [name, shallowRef(IDLE[name])]));
@@ -37,5 +37,5 @@ export function useJobPoller(options) {
   if (mounted) follow();
   else onMounted(() => { mounted = true; follow(); });
   onScopeDispose(() => unsubscribe());
-  return { ...state, stop: () => snapshot.stop() };
+  return { ...state, stop: () => snapshot.stop(), resume: () => snapshot.resume() };
 }

@@ -133,6 +133,7 @@ test("a .wasm answering 404: the app renders and the hook's error is LOAD_FAILED
   const { page, problems } = await openApp(jobUid, { route: (route) => route.fulfill({ status: 404, body: "Not found" }) });
   await waitForStatus(page, "failed");
   assert.equal(await page.locator("#error").textContent(), "LOAD_FAILED");
+  assert.match(await page.locator("#error").getAttribute("title"), /\.wasm: HTTP 404/, "the message names the URL and the reason");
   assert.equal(await page.locator("h1").textContent(), "React app");
   // The browser itself logs the failed resource load; nothing else may complain.
   assert.deepEqual(problems.filter((p) => !/Failed to load resource.*404/.test(p)), []);

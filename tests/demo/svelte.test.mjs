@@ -124,6 +124,49 @@ test("a bad option: status failed with the TypeError naming it, and no request",
   s.unsubscribe();
 });
 
+test("onBatch failing on the second batch: CALLBACK_FAILED, rows and cursor before it; resume() delivers the rest once", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 100, durationMs: 1, pageSize: 25 });
+  let calls = 0;
+  const s = watchStore(
+    createJobPoller({
+      ...ctx.connection,
+      ...FAST,
+      jobUid,
+      onBatch() {
+        calls += 1;
+        if (calls === 2) throw new Error("the database is down");
+      },
+    }),
+  );
+  const failed = await s.until(ended);
+  assert.equal(failed.status, "failed");
+  assert.equal(failed.error.code, "CALLBACK_FAILED");
+  assert.equal(failed.error.cause.message, "the database is down");
+  assert.deepEqual(failed.rows.map((r) => r.id), rowIds(25), "only the batch onBatch took");
+  failed.resume();
+  const done = await s.until((v) => v !== failed && ended(v));
+  assert.equal(done.status, "finished", `${done.error?.code}: ${done.error?.message}`);
+  assert.deepEqual(done.rows.map((r) => r.id), rowIds(100), "the failed batch again, then the rest, each once");
+  assert.equal(done.rowCount, 100);
+  assert.equal(calls, 5, "onBatch got the failed batch again");
+  s.unsubscribe();
+});
+
+test("a new store with the saved cursor, once the failed one is gone, goes on from there", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 100, durationMs: 1, pageSize: 25 });
+  const options = { ...ctx.connection, ...FAST, jobUid };
+  const first = watchStore(createJobPoller({ ...options, onBatch: (b) => { if (b.offset === 50) throw new Error("full"); } }));
+  const failed = await first.until(ended);
+  assert.equal(failed.error.code, "CALLBACK_FAILED");
+  first.unsubscribe();
+  await wait(0); // the failed store is released
+  const second = watchStore(createJobPoller({ ...options, cursor: failed.cursor }));
+  const done = await second.until(ended);
+  assert.equal(done.status, "finished");
+  assert.deepEqual([...failed.rows, ...done.rows].map((r) => r.id), rowIds(100));
+  second.unsubscribe();
+});
+
 /** `gc()` for the heap figures (the flag must be set before the first call). */
 function collector() {
   setFlagsFromString("--expose-gc");

@@ -32,7 +32,7 @@ function Run({ jobUid }) {
     "section",
     { "data-status": poller.status, "data-rows": poller.rowCount },
     h("p", { id: "status" }, poller.status),
-    h("p", { id: "error" }, poller.error ? (poller.error.code ?? poller.error.name) : ""),
+    h("p", { id: "error", title: poller.error?.message ?? "" }, poller.error ? (poller.error.code ?? poller.error.name) : ""),
     h("p", { id: "count" }, poller.rowCount),
     h("button", { type: "button", onClick: poller.stop }, "Stop"),
     params.get("list") !== "0" && h("ol", { id: "rows" }, poller.rows.map((row) => h("li", { key: row.id }, row.id))),

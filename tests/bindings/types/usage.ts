@@ -33,6 +33,7 @@ if (lead.error instanceof CaptainDataError) {
   void code;
 }
 lead.stop();
+lead.resume();
 // @ts-expect-error the state is read-only
 lead.rows = [];
 // @ts-expect-error a status outside the six
@@ -56,6 +57,7 @@ const vueStatus: JobPollerStatus = vue.status.value;
 // @ts-expect-error the refs are read-only
 vue.status.value = "idle";
 vue.stop();
+vue.resume();
 void [vueName, vueStatus];
 
 // Svelte: a readable store of the same state.
