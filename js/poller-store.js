@@ -168,7 +168,7 @@ class PollerEntry {
     if (typeof this.#options.fetch === "function") options.fetch = (input, init) => this.#latest("fetch")(input, init);
     options.onBatch = (batch) => this.#batch(batch);
     options.onStatus = (run) => {
-      this.#publish({ run, status: "polling" });
+      this.#publish({ run, status: this.#live() });
       return this.#fanOut("onStatus", run);
     };
     options.onRoleChange = (sharing) => {
@@ -193,7 +193,7 @@ class PollerEntry {
       const rows = this.#rows;
       for (const row of batch.results) rows.push(row); // no spread: a huge batch would overflow the stack
       if (rows.length > keep) rows.splice(0, rows.length - keep);
-      this.#publish({ status: "polling", rowCount: batch.offset + batch.results.length, cursor: batch.cursor, role: this.#poller?.role ?? null });
+      this.#publish({ status: this.#live(), rowCount: batch.offset + batch.results.length, cursor: batch.cursor, role: this.#poller?.role ?? null });
     };
     if (taken && typeof taken.then === "function") return taken.then(append);
     append();
@@ -213,6 +213,11 @@ class PollerEntry {
   #latest(name) {
     for (const { ref } of this.#observers) if (typeof ref.current?.[name] === "function") return ref.current[name];
     return this.#options[name];
+  }
+
+  /** "polling" while it runs; an end already shown (a stop during a slow onBatch) stays. */
+  #live() {
+    return this.#phase === "ended" ? this.snapshot.status : "polling";
   }
 
   #fail(error) {

@@ -4,28 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createElement as h } from "react";
 import { renderToString } from "react-dom/server";
-
-/** Records every fetch and every wasm compilation or instantiation from now on. */
-function spyOnLoads() {
-  const seen = [];
-  // Replaced without reading Node's own fetch: its getter loads undici, which compiles wasm.
-  Object.defineProperty(globalThis, "fetch", {
-    configurable: true,
-    writable: true,
-    value: async (input) => {
-      seen.push(`fetch ${input}`);
-      throw new TypeError("no fetch during a server render");
-    },
-  });
-  for (const name of ["Module", "Instance", "compile", "compileStreaming", "instantiate", "instantiateStreaming"]) {
-    const original = WebAssembly[name];
-    WebAssembly[name] = function spied(...args) {
-      seen.push(`WebAssembly.${name}`);
-      return new.target ? Reflect.construct(original, args, new.target) : original.apply(this, args);
-    };
-  }
-  return seen;
-}
+import { spyOnLoads } from "../bindings/ssr-spy.mjs";
 
 const seen = spyOnLoads();
 // Imported after the spies: the bindings' own imports may not load anything either.
