@@ -144,6 +144,7 @@ class PollerEntry {
     if (this.#stopped) return this.#end({ status: "stopped" });
     let started;
     try {
+      checkKeepRows(this.#options.keepRows);
       this.#poller = new JobPoller(this.#pollerOptions());
       started = this.#poller.start();
     } catch (error) {
@@ -236,6 +237,11 @@ class PollerEntry {
     this.snapshot = Object.freeze(next);
     for (const { listener } of [...this.#observers]) listener();
   }
+}
+
+function checkKeepRows(keepRows) {
+  if (keepRows === undefined || keepRows === Infinity || (Number.isSafeInteger(keepRows) && keepRows >= 0)) return;
+  throw new TypeError(`Expected \`keepRows\` to be a non-negative integer or Infinity (got ${JSON.stringify(keepRows) ?? String(keepRows)})`);
 }
 
 /**

@@ -122,6 +122,9 @@ test("a bad option: status failed with the TypeError naming it, and no request",
   assert.match(failed.error.message, /maxRequests/);
   assert.equal(ctx.sim.stats(jobUid).requests.total, 0);
   s.unsubscribe();
+  const rows = watchStore(createJobPoller({ ...ctx.connection, ...FAST, jobUid, keepRows: "all" }));
+  assert.match((await rows.until(ended)).error.message, /Expected `keepRows` to be/);
+  rows.unsubscribe();
 });
 
 test("onBatch failing on the second batch: CALLBACK_FAILED, rows and cursor before it; resume() delivers the rest once", async () => {
