@@ -77,6 +77,7 @@ class PollerEntry {
   #phase = "new"; // new → running → ended; or → ended straight from new (released, stopped)
   #stopped = false;
   #queued = false;
+  #runs = 0; // a resume() while the module still loads must not make a second poller
 
   constructor(key, options) {
     this.#key = key;
@@ -99,7 +100,7 @@ class PollerEntry {
     if (this.#stopped || this.#phase === "ended") return;
     this.#stopped = true;
     if (this.#poller) this.#poller.stop();
-    else this.#end({ status: "stopped" });
+    else this.#end({ status: "stopped", cursor: this.snapshot.cursor ?? this.#options.cursor ?? null });
   }
 
   /**
@@ -133,15 +134,17 @@ class PollerEntry {
   }
 
   async #run() {
+    const run = ++this.#runs;
     let JobPoller;
     try {
       JobPoller = await loadJobPoller();
     } catch (cause) {
+      if (run !== this.#runs || this.#stopped) return;
       const error = new CaptainDataError("LOAD_FAILED", `could not load captaindata-poller: ${cause?.message ?? cause}`, { cause });
       this.#fail(error);
       return this.#fanOut("onError", error);
     }
-    if (this.#stopped) return this.#end({ status: "stopped" });
+    if (run !== this.#runs || this.#stopped) return; // stopped (and perhaps resumed) meanwhile
     let started;
     try {
       checkKeepRows(this.#options.keepRows);
@@ -156,9 +159,7 @@ class PollerEntry {
       const cursor = summary.cursor ?? null;
       this.#end(summary.status === "stopped" ? { status: "stopped", cursor } : { status: "finished", summary, cursor });
     } catch (error) {
-      // Before the quiet stop(), start() rejected ABORTED after our own stop(): that is a stop.
-      if (this.#stopped && error?.code === "ABORTED") this.#end({ status: "stopped", cursor: this.#poller.cursor });
-      else this.#fail(asCaptainDataError(error));
+      this.#fail(asCaptainDataError(error));
     }
   }
 
