@@ -158,6 +158,49 @@ export function createSim(options = {}) {
   let webhookLog = [];
   const timers = new Set();
   const pendingWebhooks = new Set();
+  /** Re-checks of `until()` waiters, run whenever a request or a webhook is logged or settles. */
+  const waiters = new Set();
+  const changed = () => {
+    for (const recheck of [...waiters]) recheck();
+  };
+
+  /**
+   * Resolves with `check()`'s value once it is truthy: checked now and after every change of the
+   * request log or the webhook log (a request seen, answered, dropped or aborted; a webhook sent
+   * or answered), so a test waits for the condition itself, never for a duration. Rejects after
+   * `timeoutMs` (a bound for a stuck test only) naming `what`.
+   * @template T
+   * @param {() => T} check
+   * @param {{ timeoutMs?: number, what?: string }} [options]
+   * @returns {Promise<T>}
+   */
+  function until(check, { timeoutMs = 30000, what = "a condition on the simulator" } = {}) {
+    return new Promise((resolve, reject) => {
+      const recheck = () => {
+        let value;
+        try {
+          value = check();
+        } catch (e) {
+          done();
+          return reject(e);
+        }
+        if (value) {
+          done();
+          resolve(value);
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(recheck);
+      };
+      waiters.add(recheck);
+      recheck();
+    });
+  }
 
   function createJob(spec = {}) {
     const uid = spec.jobUid ?? seededUid(uidRandom);
@@ -247,8 +290,12 @@ export function createSim(options = {}) {
       .catch((e) => {
         record.error = String(e?.message ?? e);
       })
-      .finally(() => pendingWebhooks.delete(sent));
+      .finally(() => {
+        pendingWebhooks.delete(sent);
+        changed();
+      });
     pendingWebhooks.add(sent);
+    changed();
   }
 
   function lookup(jobUid) {
@@ -512,6 +559,7 @@ export function createSim(options = {}) {
       jobUid: route.jobUid ?? null,
     };
     log.push(entry);
+    changed();
     try {
       const answer =
         request.method === "OPTIONS"
@@ -524,6 +572,8 @@ export function createSim(options = {}) {
       entry.status = 0;
       entry.error = e?.simDrop ? "dropped" : "aborted";
       throw e;
+    } finally {
+      changed();
     }
   }
 
@@ -541,6 +591,7 @@ export function createSim(options = {}) {
     webhooks: () => webhookLog.map((w) => ({ ...w })),
     /** Resolves when every webhook POST in flight has settled. */
     webhooksSettled: () => Promise.all([...pendingWebhooks]),
+    until,
     /** Clears timers; the simulator keeps answering. */
     dispose() {
       for (const id of timers) clearTimeout(id);

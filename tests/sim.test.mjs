@@ -535,10 +535,10 @@ describe("faults", () => {
       });
       const aborter = new AbortController();
       const pending = call(wall, `/jobs/${jobUid}/results`, { signal: aborter.signal });
-      await new Promise((r) => setTimeout(r, 50));
+      await wall.sim.until(() => wall.sim.stats(jobUid).log.length === 1, { what: "the request in the slow wait" });
       aborter.abort();
       await assert.rejects(pending, { name: "AbortError" });
-      await new Promise((r) => setTimeout(r, 50));
+      await wall.sim.until(() => wall.sim.stats(jobUid).log[0].status !== null, { what: "the abort seen by the simulator" });
       assert.deepEqual(
         wall.sim.stats(jobUid).log.map((e) => [e.status, e.error]),
         [[0, "aborted"]],
@@ -697,7 +697,8 @@ describe("webhook", () => {
       const timed = server.sim.createJob({ rows: 5, durationMs: 50 });
       const stopped = server.sim.createJob({ rows: 5, durationMs: 60000 });
       server.sim.stop(stopped.jobUid);
-      for (let i = 0; i < 100 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      // The timer's webhook is answered by the receiver (logged as settled): both have arrived.
+      await server.sim.until(() => server.sim.webhooks().filter((h) => h.status !== null).length === 2, { what: "both webhooks answered" });
       const messages = Object.fromEntries(received.map((r) => [r.body.job_uid, r.body.message]));
       assert.deepEqual(messages, { [timed.jobUid]: "Job successfully finished.", [stopped.jobUid]: "Job failed." });
     } finally {

@@ -2,7 +2,7 @@
 // rows keyed by their offset; its alarm runs one pollStep per invocation (own subrequest budget).
 import { DurableObject } from "cloudflare:workers";
 import { pollStep } from "../../js/workerd.js";
-import { connection, pollingProblems, settings } from "./config.js";
+import { ConfigError, connection, pollingProblems, settings } from "./config.js";
 import { applyStep, nextStepIn } from "./step-outcome.js";
 import { isMissing, resultsBody, runBody } from "./v3-shapes.js";
 
@@ -153,6 +153,7 @@ export class RunTracker extends DurableObject {
       });
     } catch (error) {
       // pollStep rejects invalid options with a TypeError naming the option: a setting is wrong.
+      if (error instanceof ConfigError) return { configError: error.message };
       if (error?.name === "TypeError") return { configError: `The worker's settings were refused: ${error.message}` };
       console.error(`step of ${run.job_uid} could not start: ${error?.message ?? error}`);
       return { results: [], cursor: run.cursor, status: run.status, done: true, error: { code: "BAD_RESPONSE", message: "the step could not start" }, requests: 0 };
