@@ -231,7 +231,8 @@ async fn a_webhook_cuts_the_interval_short_and_the_status_decides_the_end() {
     ]))
     .unwrap();
     // Its first reads made ("running"), the poller goes to sleep for its hour.
-    let asleep = JsFuture::from(timer_armed(HOUR / 2, HOUR));
+    // (The interval is jittered by up to ±5 %.)
+    let asleep = JsFuture::from(timer_armed(HOUR / 2, HOUR / 2 * 3));
     let started = poller.start();
     asleep.await.unwrap();
     let before = call_count(&api) as usize;

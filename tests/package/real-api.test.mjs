@@ -40,7 +40,7 @@ test("a Created webhook changes nothing: no read at once, and the run is read to
   const HOUR = 3_600_000;
   const { jobUid } = ctx.sim.createJob({ rows: 200, durationMs: 600_000, pageSize: 1000 });
   const rec = recorder({ intervalMs: HOUR, maxDurationMs: 4 * HOUR });
-  const asleep = timerArmed(HOUR / 2, HOUR);
+  const asleep = timerArmed(HOUR / 2, HOUR * 1.5); // the interval is jittered by up to ±5 %
   const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
   const started = settle(poller.start());
   await asleep; // its first reads made, the poller sleeps for its hour

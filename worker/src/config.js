@@ -131,9 +131,6 @@ export function settings(env) {
   return { ...values, problems: [...secretProblems(env), ...problems] };
 }
 
-/** The problems that stop every poll step, or an empty list. */
-export const pollingProblems = (env) => settings(env).problems.filter((p) => p.polling);
-
 /** What pollStep and scheduleWorkflow need to reach Captain Data. The key stays in headers. */
 export function connection(env) {
   const s = settings(env);

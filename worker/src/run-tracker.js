@@ -2,7 +2,7 @@
 // rows keyed by their offset; its alarm runs one pollStep per invocation (own subrequest budget).
 import { DurableObject } from "cloudflare:workers";
 import { pollStep } from "../../js/workerd.js";
-import { ConfigError, connection, pollingProblems, settings } from "./config.js";
+import { ConfigError, connection, settings } from "./config.js";
 import { applyStep, nextStepIn } from "./step-outcome.js";
 import { isMissing, resultsBody, runBody } from "./v3-shapes.js";
 
@@ -127,7 +127,7 @@ export class RunTracker extends DurableObject {
     const run = this.load();
     if (!run || run.done) return;
     const config = settings(this.env);
-    const wrong = pollingProblems(this.env);
+    const wrong = config.problems.filter((p) => p.polling);
     if (wrong.length > 0) return this.holdForConfig(run, wrong.map((p) => p.message).join("; "));
     const step = await this.poll(run, config);
     if (step.configError) return this.holdForConfig(run, step.configError);
