@@ -280,7 +280,9 @@ export function createSim(options = {}) {
     webhookLog.push(record);
     const sent = fetch(webhook.url, {
       method: "POST",
-      headers: { "content-type": "application/json", ...webhook.headers },
+      // A connection per webhook, as a webhook sender opens: a kept-alive one could have been
+      // closed by the receiver meanwhile (workerd after 5 s idle). Browsers drop the header.
+      headers: { "content-type": "application/json", connection: "close", ...webhook.headers },
       body: JSON.stringify(payload),
     })
       .then(async (res) => {

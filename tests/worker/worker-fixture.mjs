@@ -114,7 +114,15 @@ class WorkerHarness {
 
   /** A request to the worker over HTTP; every response is checked for the API key. */
   async call(path, init = {}) {
-    const response = await fetch(`${this.origin}${path}`, init);
+    let response;
+    try {
+      // One connection per request: workerd closes an idle keep-alive connection after 5 s and
+      // fetch (undici) keeps one for 4 s, so on a busy machine a reused one can be closed already.
+      response = await fetch(`${this.origin}${path}`, { ...init, headers: { ...init.headers, connection: "close" } });
+    } catch (e) {
+      // "fetch failed" alone hides why: name the socket error (ECONNRESET, ECONNREFUSED, …).
+      throw new Error(`${init.method ?? "GET"} ${path}: ${e.message} (${e.cause?.code ?? e.cause?.message ?? "no cause"})`, { cause: e });
+    }
     const text = await response.text();
     this.responses += 1;
     assert.ok(!text.includes(API_KEY), `the API key leaked in the body of ${path}`);
