@@ -11,6 +11,7 @@ import {
   jobState,
   resultsBody,
   runBody,
+  startNow,
 } from "./jobs.js";
 import { hostileAnswer } from "./hostile.js";
 import { seededRandom, seededUid } from "./random.js";
@@ -221,7 +222,7 @@ export function createSim(options = {}) {
   // With the wall clock and a webhook, timers notice the start and the end; with a manual clock, tick() does.
   function watchForEnd(job) {
     if (!webhook || !usesWallClock) return;
-    const startsAt = job.createdAt + job.spec.startDelayMs;
+    const { startsAt } = job;
     for (const at of startsAt > clock.now() ? [startsAt, endNoticeAt(job)] : [endNoticeAt(job)]) {
       const id = setTimeout(
         () => {
@@ -248,7 +249,7 @@ export function createSim(options = {}) {
   /** Created once the job has started ("when a job starts and the first task launches"), then its end. */
   function notify(job, now) {
     if (job.webhookSent) return;
-    if (!job.createdSent && now >= job.createdAt + job.spec.startDelayMs) {
+    if (!job.createdSent && now >= job.startsAt) {
       job.createdSent = true;
       if (webhook) sendWebhook(job, "created", null);
     }
@@ -314,6 +315,16 @@ export function createSim(options = {}) {
   function finish(jobUid, status = "finished") {
     forceEnd(lookup(jobUid), clock.now(), status, false);
     tick();
+    return job(jobUid);
+  }
+
+  /** Starts a pending job now (a test's command instead of a guessed `startDelayMs`). */
+  function start(jobUid) {
+    const j = lookup(jobUid);
+    const wasPending = clock.now() < j.startsAt;
+    startNow(j, clock.now());
+    tick();
+    if (wasPending) watchForEnd(j); // the end comes earlier now; each webhook is still sent once
     return job(jobUid);
   }
 
@@ -499,6 +510,7 @@ export function createSim(options = {}) {
     if (!action) return json(200, job(uid));
     if (action === "finish" && request.method === "POST") return json(200, finish(uid, input.status));
     if (action === "stop" && request.method === "POST") return json(200, stop(uid));
+    if (action === "start" && request.method === "POST") return json(200, start(uid));
     if (action === "naive")
       return json(
         200,
@@ -585,6 +597,7 @@ export function createSim(options = {}) {
     job,
     stats,
     finish,
+    start,
     stop,
     tick,
     reset,

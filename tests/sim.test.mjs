@@ -133,6 +133,21 @@ describe("simulator over HTTP", () => {
     for (const key of ["uid", "name", "workflow_uid"]) assert.equal(typeof run[key], "string");
   });
 
+  test("start(): a pending job starts on command; its duration counts from then", async () => {
+    const { jobUid } = server.sim.createJob({ rows: 100, durationMs: 1000, startDelayMs: 3_600_000 });
+    clock.advance(5000);
+    assert.equal((await getJson(server, `/jobs/${jobUid}`)).body.status, "pending");
+    assert.equal(server.sim.start(jobUid).status, "running");
+    clock.advance(500);
+    assert.deepEqual(
+      [(await getJson(server, `/jobs/${jobUid}`)).body.status, server.sim.job(jobUid).rowsAvailable],
+      ["running", 50],
+    );
+    clock.advance(500);
+    assert.equal((await getJson(server, `/jobs/${jobUid}`)).body.status, "finished");
+    assert.equal(server.sim.start(jobUid).status, "finished", "no-op once started");
+  });
+
   test("outcomes: warning, shutdown, stopped; finish() and stop() force an end", async () => {
     for (const outcome of ["warning", "shutdown", "stopped"]) {
       const { jobUid } = server.sim.createJob({ rows: 3, durationMs: 0, outcome });
@@ -713,15 +728,20 @@ describe("webhook", () => {
     try {
       const late = server.sim.createJob({ rows: 5, durationMs: 1000, startDelayMs: 500 });
       const never = server.sim.createJob({ rows: 5, durationMs: 1000, startDelayMs: 500 });
+      const early = server.sim.createJob({ rows: 5, durationMs: 1000, startDelayMs: 60_000 });
       server.sim.stop(never.jobUid);
       await server.sim.webhooksSettled();
       assert.equal(received.length, 0, "not before the start");
       clock.advance(500);
       await call(server, `/jobs/${late.jobUid}`);
+      server.sim.start(early.jobUid); // started on command: Created at once
       await server.sim.webhooksSettled();
       assert.deepEqual(
         received.map((r) => [r.body.job_uid, r.body.message]),
-        [[late.jobUid, "Job successfully created."]],
+        [
+          [late.jobUid, "Job successfully created."],
+          [early.jobUid, "Job successfully created."],
+        ],
       );
     } finally {
       await server.close();

@@ -127,8 +127,12 @@ test("`completed` (and statuses in capitals) end the run as a success", async ()
 });
 
 test("404 on /results while the run is pending: the run is read, polling goes on, every row", async () => {
-  const { jobUid } = ctx.sim.createJob({ rows: 60, durationMs: 300, startDelayMs: 250, resultsWhilePending: 404 });
-  const { rec, outcome } = await pollJob(ctx, jobUid);
+  // Pending until the poller has met the 404 (a fixed startDelayMs could end first on a busy machine).
+  const { jobUid } = ctx.sim.createJob({ rows: 60, durationMs: 300, startDelayMs: 600_000, resultsWhilePending: 404 });
+  const polled = pollJob(ctx, jobUid);
+  await ctx.sim.until(() => requestsFor(ctx.sim, jobUid).some((e) => e.kind === "results" && e.status === 404), { what: "a 404 on /results" });
+  ctx.sim.start(jobUid);
+  const { rec, outcome } = await polled;
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(60));
   const log = requestsFor(ctx.sim, jobUid);
