@@ -23,6 +23,10 @@ test("the tarball holds each binding and its types, named by the exports map", (
     }
   }
   assert.deepEqual(Object.keys(peerDependenciesMeta).sort(), [...BINDINGS].sort());
+  // The bindings load the runtime's entry through "#captaindata-poller": the same files as ".".
+  const { imports } = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"));
+  const { types, ...main } = exports["."];
+  assert.deepEqual(imports["#captaindata-poller"], main);
   assert.ok(Object.values(peerDependenciesMeta).every((m) => m.optional));
 });
 
