@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { createJobPoller } from "captaindata-poller/svelte";
+import { createJobPoller, useJobPoller } from "captaindata-poller/svelte";
 import { FAST, rowIds, useSim, wait } from "../package/sim-fixture.mjs";
 
 const ctx = useSim();
@@ -46,6 +46,7 @@ test("store contract: run gets the value at once, and an unsubscribe function co
   assert.equal(typeof unsubscribe, "function");
   unsubscribe();
   unsubscribe(); // twice is harmless
+  assert.equal(useJobPoller, createJobPoller, "the name the React and Vue bindings use works too");
 });
 
 test("first subscriber starts, every row once; the last unsubscribe stops it and nothing is sent after", async () => {
