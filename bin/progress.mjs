@@ -35,7 +35,7 @@ export function createReporter({ stream = process.stderr, quiet = false, env = p
   };
   const render = ({ rows, status, requests, retries, startedAt }) => {
     const parts = [plural(rows, "row"), status ?? "starting", plural(requests, "request"), plural(retries, "retry", "retries"), formatElapsed(now() - startedAt)];
-    const width = Math.max(20, (stream.columns ?? 80) - 1);
+    const width = Math.max(20, (stream.columns || 80) - 1);
     const plain = parts.join(" · ");
     if (plain.length > width) return plain.slice(0, width);
     if (!color) return plain;

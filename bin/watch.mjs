@@ -143,8 +143,8 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
         },
         onStatus(run) {
           runStatus = run.status;
-          const of = run.totalRowCount ?? run.rowCount;
-          reporter.log(`status: ${run.status}${of === null || of === undefined ? "" : ` (row_count ${run.rowCount ?? "?"} of ${run.totalRowCount ?? "?"})`}`);
+          const count = run.rowCount === null || run.rowCount === undefined ? "" : ` (row_count ${run.rowCount.toLocaleString("en")})`;
+          reporter.log(`status: ${run.status}${count}`);
           showProgress();
         },
         // A callback that throws is ours (the output failed): it is already handled above.
