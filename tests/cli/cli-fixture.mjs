@@ -16,7 +16,7 @@ export const PROJECT_ID = "sim-project-cli";
 
 /** One simulator and one scratch directory per test file; every text the CLI produced is kept for the key audit. */
 export function useCliSim(options = {}) {
-  const ctx = { texts: [] };
+  const ctx = { texts: [], children: new Set() };
   before(async () => {
     ctx.server = await startSimServer({ apiKey: API_KEY, projectId: PROJECT_ID, seed: 19, ...options });
     ctx.sim = ctx.server.sim;
@@ -24,6 +24,8 @@ export function useCliSim(options = {}) {
     ctx.dir = mkdtempSync(path.join(tmpdir(), "cdp-cli-"));
   });
   after(async () => {
+    // A CLI still running after its test (a failed one) must not keep the suite alive.
+    for (const child of ctx.children) child.kill("SIGKILL");
     // The key appears nowhere: not in any stdout, stderr or file the CLI wrote.
     for (const name of readdirSync(ctx.dir)) ctx.texts.push({ where: name, text: readFileSync(path.join(ctx.dir, name), "utf8") });
     for (const { where, text } of ctx.texts) assert.ok(!text.includes(API_KEY), `the API key appears in ${where}`);
@@ -45,6 +47,8 @@ export function cliEnv(extra = {}) {
 export function spawnCli(ctx, args, { env = cliEnv(), cwd = ctx.dir, input, stallStdout = false } = {}) {
   const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
   const out = { child, stdout: "", stderr: "" };
+  ctx.children.add(child);
+  child.on("exit", () => ctx.children.delete(child));
   let stalled = false;
   child.stdout.setEncoding("utf8").on("data", (s) => {
     out.stdout += s;

@@ -2,6 +2,8 @@
 // continues with the remaining rows, and the --out file ends with every row exactly once.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { appendFileSync } from "node:fs";
+import path from "node:path";
 import { test } from "node:test";
 import { cliEnv, ndjsonIds, readScratch, rowIds, spawnCli, simFlags, useCliSim, waitFor } from "./cli-fixture.mjs";
 
@@ -68,6 +70,8 @@ test("a crash (SIGKILL) mid-run never leaves the state ahead: the same command a
   await waitFor(() => readScratch(ctx, "crash.csv").includes("row-0,"), "a first row in crash.csv");
   first.child.kill("SIGKILL");
   await first.exit;
+  // What a crash in the middle of a write leaves behind: a torn row after the last whole batch.
+  appendFileSync(path.join(ctx.dir, "crash.csv"), "row-torn,0,Half a");
   const again = spawnCli(ctx, args);
   assert.equal((await again.exit).code, 0, again.stderr);
   const lines = readScratch(ctx, "crash.csv").trimEnd().split("\n");
@@ -75,7 +79,7 @@ test("a crash (SIGKILL) mid-run never leaves the state ahead: the same command a
   assert.deepEqual(lines.slice(1).map((l) => l.split(",")[0]), rowIds(3000));
 });
 
-test("a second Ctrl-C exits at once, even while the batch being written is stuck", async () => {
+test("a second Ctrl-C exits at once, even while the batch being written is stuck", { timeout: 30_000 }, async () => {
   // stdout stops being read after its first chunk: the first 1000-row batch (≈ 2 MB) fills the
   // pipe and its write waits, so the first Ctrl-C keeps waiting for it; the second must not.
   const { jobUid } = ctx.sim.createJob({ rows: 3000, durationMs: 0, rowBytes: 2000 });
