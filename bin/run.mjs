@@ -7,6 +7,7 @@ import { optionError } from "./connection.mjs";
 import { CsvError, parseCsvObjects } from "./csv.mjs";
 import { EXIT, exitCodeFor } from "./exit-codes.mjs";
 import { loadPackage, settle } from "./package-entry.mjs";
+import { plural } from "./progress.mjs";
 import { resumeCommand } from "./resume-command.mjs";
 import { readState } from "./state-file.mjs";
 import { UsageError } from "./usage-error.mjs";
@@ -100,7 +101,7 @@ export async function run({ workflowUid, values, connection, reporter, interrupt
     return exitCodeFor(scheduled.error);
   }
   const { jobUid } = scheduled.value;
-  reporter.say(`scheduled run ${jobUid} of workflow ${workflowUid} (${inputs.length.toLocaleString("en")} inputs)`);
+  reporter.say(`scheduled run ${jobUid} of workflow ${workflowUid} (${plural(inputs.length, "input")})`);
   if (interrupt.requested) {
     // Ctrl-C while the schedule request was out: the run exists; say how to watch it.
     reporter.say(`interrupted before any row. To watch the run:\n  ${resumeCommand({ jobUid, values, cursor: null })}`);

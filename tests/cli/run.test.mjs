@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { ndjsonIds, readScratch, rowIds, runCli, simFlags, useCliSim } from "./cli-fixture.mjs";
+import { cliEnv, ndjsonIds, readScratch, rowIds, runCli, simFlags, useCliSim } from "./cli-fixture.mjs";
 
 // Runs scheduled over the API get these (the simulator's defaults are a 20 s run).
 const ctx = useCliSim({ defaults: { rows: 1500, durationMs: 1500, arrival: { bursts: 3 } } });
@@ -58,4 +58,21 @@ test("an unknown workflow exits 3", async () => {
   const { code, stderr } = await runCli(ctx, ["run", "wf", "--inputs", "one.csv", "--project-id", "not-this-project", ...simFlags(ctx)]);
   assert.equal(code, 3, stderr);
   assert.match(stderr, /UNAUTHORIZED/);
+});
+
+test("the README's local session: `run` against npm start's server (simulator at /v3), inputs on stdin", async () => {
+  const { startDemoServer } = await import("../../scripts/start.mjs");
+  const { createSim } = await import("../../sim/index.js");
+  // npm start's server and its default credentials; a shorter run than its default 20 s.
+  const demo = await startDemoServer({ port: 0, sim: createSim({ defaults: { rows: 1200, durationMs: 1000 } }) });
+  try {
+    const input = '[{"linkedin_profile_url":"https://www.linkedin.com/in/ada"}]\n';
+    const env = cliEnv({ CAPTAINDATA_API_KEY: "sim-key", CAPTAINDATA_PROJECT_ID: "sim-project" });
+    const { code, stdout, stderr } = await runCli(ctx, ["run", "demo", "--inputs", "-", "--base-url", `${demo.url}v3`, "--interval", "1s"], { env, input });
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /scheduled run \S+ of workflow demo \(1 input\)/);
+    assert.deepEqual(ndjsonIds(stdout), rowIds(1200));
+  } finally {
+    await demo.close();
+  }
 });
