@@ -340,7 +340,7 @@ function init() {
   const select = $("preset");
   for (const [value, { label }] of Object.entries(FAULT_PRESETS)) select.append(new Option(label, value));
   const arrival = $("arrival");
-  for (const [value, { label }] of Object.entries(ARRIVALS)) arrival.append(new Option(label, value));
+  for (const [value, { label, title }] of Object.entries(ARRIVALS)) arrival.append(Object.assign(new Option(label, value), { title }));
   // The bursts' count only means something when rows arrive in bursts.
   const syncBursts = () => ($("sim-form").elements.namedItem("bursts").disabled = arrival.value !== "bursts");
   arrival.addEventListener("change", syncBursts);

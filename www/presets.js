@@ -16,8 +16,8 @@ export const FAULT_PRESETS = Object.freeze({
  * (the bench's `bursty` workload), so bursts are the default.
  */
 export const ARRIVALS = Object.freeze({
-  bursts: { label: "In bursts, as Captain Data delivers them" },
-  linear: { label: "Steadily, a few on every tick" },
+  bursts: { label: "In bursts", title: "As Captain Data delivers them: batches of rows, quiet ticks in between" },
+  linear: { label: "Steadily", title: "A few more rows on every tick" },
 });
 
 /**
