@@ -80,6 +80,28 @@ function countingFetch(counts, changed) {
 
 const defined = (object) => Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined));
 
+/** The package's poller for this watch; its options are checked here, before any file is touched. */
+function newPoller(JobPoller, { jobUid, cursor, values, connection, fetch, onBatch, onStatus }) {
+  try {
+    return new JobPoller(
+      defined({
+        ...connection,
+        jobUid,
+        cursor: cursor ?? undefined,
+        intervalMs: values.intervalMs,
+        maxDurationMs: values.timeoutMs,
+        fetch,
+        onBatch,
+        onStatus,
+        // A throwing onBatch is ours (the output failed): watch() handles it.
+        onCallbackError() {},
+      }),
+    );
+  } catch (error) {
+    throw error instanceof TypeError ? optionError(error) : error;
+  }
+}
+
 /**
  * Watches `jobUid` to its end; resolves with the exit code.
  * @param {{ jobUid: string, workflowUid?: string, values: Record<string, any>,
@@ -92,25 +114,22 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
   const state = values.state === undefined ? null : await readState(values.state);
   if (state) checkState(state, { jobUid, values, format, out });
   const { JobPoller } = await loadPackage();
-  const { output, format: rowsFormat } = await openRows({ values, state, format, reporter });
 
   let rows = state?.rows ?? 0;
   let cursor = state?.cursor ?? values.cursor ?? null;
+  let runStatus = null;
+  let output = null;
+  let rowsFormat = null;
   const startedAt = Date.now();
   const counts = { requests: 0, retries: 0 };
-  let runStatus = null;
   const showProgress = () => reporter.progress({ rows, status: runStatus, requests: counts.requests, retries: counts.retries, startedAt });
   const saveState = (done = false) =>
     values.state === undefined
       ? Promise.resolve()
       : writeState(values.state, { jobUid, ...(workflowUid ? { workflowUid } : {}), cursor, rows, format, out, outBytes: output.bytes, columns: rowsFormat.columns, done });
 
-  if (output.bytes === 0) await output.write(rowsFormat.start());
-  await saveState();
-
   let writeError = null;
   let writing = Promise.resolve();
-  let poller;
   async function deliver(batch) {
     if (writeError) throw writeError;
     try {
@@ -127,34 +146,27 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
     reporter.log(`rows: ${rows.toLocaleString("en")} (+${batch.results.length.toLocaleString("en")})`);
     showProgress();
   }
+  const poller = newPoller(JobPoller, {
+    jobUid,
+    cursor,
+    values,
+    connection,
+    fetch: countingFetch(counts, showProgress),
+    onBatch(batch) {
+      writing = deliver(batch);
+      return writing;
+    },
+    onStatus(run) {
+      runStatus = run.status;
+      const count = run.rowCount === null || run.rowCount === undefined ? "" : ` (row_count ${run.rowCount.toLocaleString("en")})`;
+      reporter.log(`status: ${run.status}${count}`);
+      showProgress();
+    },
+  });
 
-  try {
-    poller = new JobPoller(
-      defined({
-        ...connection,
-        jobUid,
-        cursor: cursor ?? undefined,
-        intervalMs: values.intervalMs,
-        maxDurationMs: values.timeoutMs,
-        fetch: countingFetch(counts, showProgress),
-        onBatch(batch) {
-          writing = deliver(batch);
-          return writing;
-        },
-        onStatus(run) {
-          runStatus = run.status;
-          const count = run.rowCount === null || run.rowCount === undefined ? "" : ` (row_count ${run.rowCount.toLocaleString("en")})`;
-          reporter.log(`status: ${run.status}${count}`);
-          showProgress();
-        },
-        // A callback that throws is ours (the output failed): it is already handled above.
-        onCallbackError() {},
-      }),
-    );
-  } catch (error) {
-    await output.close();
-    throw error instanceof TypeError ? optionError(error) : error;
-  }
+  ({ output, format: rowsFormat } = await openRows({ values, state, format, reporter }));
+  if (output.bytes === 0) await output.write(rowsFormat.start());
+  await saveState();
   interrupt.on(() => poller.stop());
   reporter.log(`watching run ${jobUid}${cursor ? " from its saved cursor" : ""}`);
   showProgress();

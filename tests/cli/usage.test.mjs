@@ -2,6 +2,8 @@
 // fault; `--help` for every command, with an example and the exit codes. No API is needed.
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { cliEnv, runCli, useCliSim } from "./cli-fixture.mjs";
 
 const ctx = useCliSim();
@@ -31,7 +33,8 @@ test("usage errors exit 2 and name what is at fault", async () => {
     [["watch", "job"], { CAPTAINDATA_API_KEY: "" }, /CAPTAINDATA_API_KEY/],
     [["watch", "job"], { CAPTAINDATA_PROJECT_ID: "" }, /CAPTAINDATA_PROJECT_ID/],
     [["run", "wf"], {}, /run: --inputs FILE is required/],
-    // The package's own TypeError for an option is reported with the flag that set it.
+    // The package's own TypeErrors for options are reported with the flag that set them.
+    [["watch", "job", "--base-url", "https://api.example.com/v3", "--interval", "500ms", "--out", "never.ndjson"], {}, /^captaindata-poller: --interval: .*`intervalMs`.* at least 1000 ms/m],
     [["watch", "job", "--base-url", "ftp://api.example.com/v3"], {}, /^captaindata-poller: --base-url: .*`baseUrl`/m],
   ];
   for (const [args, env, message] of cases) {
@@ -40,6 +43,7 @@ test("usage errors exit 2 and name what is at fault", async () => {
     assert.match(stderr, message, args.join(" "));
     assert.equal(stdout, "", "nothing on stdout");
   }
+  assert.ok(!existsSync(path.join(ctx.dir, "never.ndjson")), "a refused command creates no --out file");
 });
 
 test("a --state file of another run is refused before any request", async () => {
