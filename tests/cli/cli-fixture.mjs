@@ -27,7 +27,9 @@ export function useCliSim(options = {}) {
     // A CLI still running after its test (a failed one) must not keep the suite alive.
     for (const child of ctx.children) child.kill("SIGKILL");
     // The key appears nowhere: not in any stdout, stderr or file the CLI wrote.
-    for (const name of readdirSync(ctx.dir)) ctx.texts.push({ where: name, text: readFileSync(path.join(ctx.dir, name), "utf8") });
+    for (const entry of readdirSync(ctx.dir, { withFileTypes: true })) {
+      if (entry.isFile()) ctx.texts.push({ where: entry.name, text: readFileSync(path.join(ctx.dir, entry.name), "utf8") });
+    }
     for (const { where, text } of ctx.texts) assert.ok(!text.includes(API_KEY), `the API key appears in ${where}`);
     await ctx.server?.close();
     rmSync(ctx.dir, { recursive: true, force: true });
@@ -44,8 +46,10 @@ export function cliEnv(extra = {}) {
  * Starts the CLI; `stdout`/`stderr` fill as it writes (`stallStdout`: stdout stops being read after a first chunk); `exit` resolves with `{ code, signal }`.
  * @param {ReturnType<typeof useCliSim>} ctx
  */
-export function spawnCli(ctx, args, { env = cliEnv(), cwd = ctx.dir, input, stallStdout = false } = {}) {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+export function spawnCli(ctx, args, { env = cliEnv(), cwd = ctx.dir, input, stallStdout = false, command } = {}) {
+  // `command`: an installed bin (run as is) instead of `node bin/captaindata-poller.mjs`.
+  const [file, argv] = command ? [command, args] : [process.execPath, [CLI, ...args]];
+  const child = spawn(file, argv, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
   const out = { child, stdout: "", stderr: "" };
   ctx.children.add(child);
   child.on("exit", () => ctx.children.delete(child));
