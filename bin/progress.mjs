@@ -71,6 +71,8 @@ export function createReporter({ stream = process.stderr, quiet = false, env = p
       draw();
       if (live && !timer) timer = setInterval(draw, 1000).unref();
     },
+    /** Takes the progress line off the screen until the next figures (rows about to be printed on the terminal). */
+    clear,
     /** Removes the progress line for good. */
     end() {
       clearInterval(timer);

@@ -6,7 +6,7 @@ import path from "node:path";
 import { optionError } from "./connection.mjs";
 import { parseCsvRecords } from "./csv.mjs";
 import { EXIT, exitCodeFor } from "./exit-codes.mjs";
-import { fileSink, stdoutSink } from "./output.mjs";
+import { OutputError, fileSink, stdoutSink } from "./output.mjs";
 import { loadPackage, settle } from "./package-entry.mjs";
 import { plural } from "./progress.mjs";
 import { resumeCommand } from "./resume-command.mjs";
@@ -126,23 +126,26 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
   const saveState = (done = false) =>
     values.state === undefined
       ? Promise.resolve()
-      : writeState(values.state, { jobUid, ...(workflowUid ? { workflowUid } : {}), cursor, rows, format, out, outBytes: output.bytes, columns: rowsFormat.columns, done });
+      : writeState(values.state, { jobUid, ...(workflowUid ? { workflowUid } : {}), cursor, rows, format, out, outBytes: output.bytes, columns: rowsFormat.columns, done }).catch((error) => {
+          throw new OutputError(`--state ${values.state}`, error);
+        });
 
   let writeError = null;
   let writing = Promise.resolve();
+  const fail = (error) => {
+    writeError = error;
+    poller.stop();
+    throw error;
+  };
   async function deliver(batch) {
     if (writeError) throw writeError;
-    try {
-      await output.write(rowsFormat.rows(batch.results));
-      await output.sync();
-    } catch (error) {
-      writeError = error;
-      poller.stop();
-      throw error;
-    }
+    // Rows printed on the terminal itself: the progress line makes way, then comes back.
+    if (values.out === undefined && process.stdout.isTTY) reporter.clear();
+    await output.write(rowsFormat.rows(batch.results)).then(() => output.sync()).catch(fail);
     rows += batch.results.length;
     cursor = batch.cursor;
-    await saveState(); // after the rows are on disk: the state is never ahead of them
+    // After the rows are on disk: the state is never ahead of them.
+    await saveState().catch(fail);
     reporter.log(`rows: ${rows.toLocaleString("en")} (+${batch.results.length.toLocaleString("en")})`);
     showProgress();
   }
@@ -166,7 +169,10 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
 
   ({ output, format: rowsFormat } = await openRows({ values, state, format, reporter }));
   if (output.bytes === 0) await output.write(rowsFormat.start());
-  await saveState();
+  await saveState().catch(async (error) => {
+    await output.close();
+    throw new UsageError(error.message);
+  });
   interrupt.on(() => poller.stop());
   reporter.log(`watching run ${jobUid}${cursor ? " from its saved cursor" : ""}`);
   showProgress();
@@ -178,6 +184,11 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
   await output.sync().catch(() => {});
   await output.close();
 
+  return reportOutcome({ outcome, writeError, rows, cursor, counts, jobUid, values, reporter, interrupt, saveState });
+}
+
+/** Says how the watch ended, on stderr, and gives the exit code. */
+async function reportOutcome({ outcome, writeError, rows, cursor, counts, jobUid, values, reporter, interrupt, saveState }) {
   const where = values.out === undefined ? "" : ` to ${values.out}`;
   if (writeError) {
     // `| head` closed the pipe: the reader has what it wanted; say nothing more.
@@ -185,7 +196,7 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
     return EXIT.RUN_FAILED;
   }
   const summary = outcome.value;
-  // Until the package resolves { status: "stopped" } after stop(), it rejects ABORTED instead.
+  // A package older than the quiet stop() rejects ABORTED after stop() instead of resolving "stopped".
   const stopped = summary?.status === "stopped" || (interrupt.requested && outcome.error?.code === "ABORTED");
   if (stopped) {
     const command = resumeCommand({ jobUid, values, cursor });

@@ -33,6 +33,7 @@ test("usage errors exit 2 and name what is at fault", async () => {
     [["watch", "job"], { CAPTAINDATA_API_KEY: "" }, /CAPTAINDATA_API_KEY/],
     [["watch", "job"], { CAPTAINDATA_PROJECT_ID: "" }, /CAPTAINDATA_PROJECT_ID/],
     [["run", "wf"], {}, /run: --inputs FILE is required/],
+    [["watch", "job", "--base-url", "http://127.0.0.1:9/v3", "--state", "no/such/dir/s.json"], {}, /--state no\/such\/dir\/s\.json: ENOENT/],
     // The package's own TypeErrors for options are reported with the flag that set them.
     [["watch", "job", "--base-url", "https://api.example.com/v3", "--interval", "500ms", "--out", "never.ndjson"], {}, /^captaindata-poller: --interval: .*`intervalMs`.* at least 1000 ms/m],
     [["watch", "job", "--base-url", "ftp://api.example.com/v3"], {}, /^captaindata-poller: --base-url: .*`baseUrl`/m],
