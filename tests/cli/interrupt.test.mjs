@@ -63,6 +63,19 @@ test("Ctrl-C without --state: the printed command resumes from a cursor; the two
   assert.deepEqual([...ndjsonIds(first.stdout), ...ndjsonIds(second.stdout)], rowIds(2500));
 });
 
+test("Ctrl-C with --format json --out and no --state: the file is a closed array, and the printed --cursor command continues it", async () => {
+  const jobUid = slowRun(2500);
+  const first = spawnCli(ctx, ["watch", jobUid, "--format", "json", "--out", "rows.json", ...simFlags(ctx)]);
+  await waitFor(() => readScratch(ctx, "rows.json").includes('"row-0"'), "a first row in rows.json");
+  first.child.kill("SIGINT");
+  assert.equal((await first.exit).code, 130, first.stderr);
+  const partial = JSON.parse(readScratch(ctx, "rows.json")).map((r) => r.id);
+  assert.deepEqual(partial, rowIds(partial.length), "valid JSON after Ctrl-C");
+  const second = await runPasted(resumeLine(first.stderr));
+  assert.equal(second.code, 0, second.stderr);
+  assert.deepEqual(JSON.parse(readScratch(ctx, "rows.json")).map((r) => r.id), rowIds(2500), "one array, every row once");
+});
+
 test("a crash (SIGKILL) mid-run never leaves the state ahead: the same command again ends with every row once", async () => {
   const jobUid = slowRun();
   const args = ["watch", jobUid, "--format", "csv", "--out", "crash.csv", "--state", "crash.state.json", ...simFlags(ctx)];
