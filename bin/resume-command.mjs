@@ -3,11 +3,16 @@
 // or its file) and resumes from `--state`, or from `--cursor` when there is no state file.
 import path from "node:path";
 
-/** How this process was started: `npx captaindata-poller`, `captaindata-poller` on PATH, or `node <script>`. */
+/**
+ * How this process was started, so that the printed command runs the same way: `npx
+ * captaindata-poller`, `captaindata-poller` (a bin on PATH), the bin's path, or `node <script>`.
+ */
 export function invocation(env = process.env, script = process.argv[1] ?? "captaindata-poller") {
   if (env.npm_command === "exec") return ["npx", "captaindata-poller"];
-  if (path.basename(script) === "captaindata-poller") return ["captaindata-poller"];
-  return ["node", path.relative(process.cwd(), script) || script];
+  const relative = path.relative(process.cwd(), script) || script;
+  if (path.basename(script) !== "captaindata-poller") return ["node", relative];
+  const onPath = (env.PATH ?? "").split(path.delimiter).some((dir) => dir && path.resolve(dir) === path.dirname(script));
+  return [onPath ? "captaindata-poller" : relative.includes(path.sep) ? relative : `.${path.sep}${relative}`];
 }
 
 /** POSIX shell quoting: plain words stay as they are. */
