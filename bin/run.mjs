@@ -87,12 +87,15 @@ export async function run({ workflowUid, values, connection, reporter, interrupt
   const body = { job_name: values["job-name"] ?? `captaindata-poller ${new Date().toISOString()}`, steps, inputs };
   const { scheduleWorkflow } = await loadPackage();
   // A first Ctrl-C now waits for the answer: the run may exist, and its uid must be printed.
-  interrupt.on(() => reporter.say("waiting for the schedule request's answer, to print the new run's job uid…"));
+  let scheduling = true;
+  interrupt.on(() => scheduling && reporter.say("waiting for the schedule request's answer, to print the new run's job uid…"));
   let scheduled;
   try {
     scheduled = await settle(scheduleWorkflow(connection, workflowUid, body));
   } catch (error) {
     throw error instanceof TypeError ? optionError(error) : error;
+  } finally {
+    scheduling = false;
   }
   if (scheduled.error) {
     if (scheduled.error instanceof TypeError) throw optionError(scheduled.error);
