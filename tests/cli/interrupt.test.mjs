@@ -2,7 +2,7 @@
 // continues with the remaining rows, and the --out file ends with every row exactly once.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { appendFileSync } from "node:fs";
+import { appendFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { cliEnv, ndjsonIds, readScratch, rowIds, spawnCli, simFlags, useCliSim, waitFor } from "./cli-fixture.mjs";
@@ -103,4 +103,16 @@ test("a second Ctrl-C exits at once, even while the batch being written is stuck
   child.child.kill("SIGINT");
   assert.equal((await child.exit).code, 130);
   assert.match(child.stderr, /second Ctrl-C: exiting now/);
+});
+
+test("Ctrl-C during `run`: the printed command watches the run scheduled (it does not schedule another)", async () => {
+  writeFileSync(path.join(ctx.dir, "one.csv"), "linkedin_profile_url\nhttps://www.linkedin.com/in/ada\n");
+  // Scheduled runs get the simulator's default: 2,000 rows over 20 s.
+  const child = spawnCli(ctx, ["run", "wf-interrupted", "--inputs", "one.csv", "--out", "run.ndjson", ...simFlags(ctx)]);
+  await waitFor(() => readScratch(ctx, "run.ndjson").includes('"row-0"'), "a first row in run.ndjson");
+  child.child.kill("SIGINT");
+  assert.equal((await child.exit).code, 130, child.stderr);
+  const jobUid = /scheduled run (\S+)/.exec(child.stderr)?.[1];
+  assert.match(resumeLine(child.stderr) ?? "", new RegExp(`^node \\S+ watch ${jobUid} --out run.ndjson .*--cursor `));
+  assert.doesNotMatch(resumeLine(child.stderr), /--inputs|\brun\b wf/);
 });
