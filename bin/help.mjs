@@ -21,7 +21,8 @@ const OUTPUT = `Output (rows only on stdout, or in --out; progress and messages 
                             is no --state; with --out, the file is continued)
   -q, --quiet               no progress line and no log lines (errors are still printed)
 Polling:
-  --interval DURATION       time between reads, e.g. 10s, 500ms, 1m (default 10s)
+  --interval DURATION       time between reads, e.g. 10s, 1m, 500ms (default 10s; below 1s
+                            only against a --base-url on localhost, such as the simulator)
   --timeout DURATION        give up after this long, exit 4 (default 6h)
 
 Progress: on a terminal, one line rewritten in place (rows, status, requests, retries,
