@@ -165,14 +165,23 @@ impl Session {
                 Action::Emit(batch) => {
                     let rows = io.rows(batch.start, batch.end);
                     let after = || self.engine.borrow().cursor_after_batch();
-                    let handed = delivery.batch(rows, batch.offset, &after);
-                    match interrupts.until(false, handed).await {
+                    let mut handed = delivery.batch(rows, batch.offset, &after);
+                    match interrupts.until(false, Box::pin(handed.as_mut())).await {
                         Some(Ok(())) => self.handle(Event::BatchDone),
-                        Some(Err(thrown)) => {
+                        // Refused after stop() or an abort: the consumer was told to stop.
+                        Some(Err(thrown)) if interrupts.halt().is_none() => {
                             self.cause.replace(Some(thrown));
                             self.handle(Event::BatchFailed);
                         }
-                        None => {} // stopped: the batch stays unconfirmed
+                        // stop() lets the consumer finish the batch in hand (nothing is sent
+                        // meanwhile): it counts if taken; refused, it stays unconfirmed, quietly.
+                        // An abort ends at once, the batch unconfirmed.
+                        None if interrupts.halt() == Some(Interrupt::Stop)
+                            && handed.await.is_ok() =>
+                        {
+                            self.handle(Event::BatchDone);
+                        }
+                        _ => {}
                     }
                 }
                 Action::Status { run, paused_for_ms } => {
