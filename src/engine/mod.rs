@@ -37,8 +37,8 @@ mod poller;
 
 pub use crate::api::ErrorCode;
 pub use config::{
-    has_version_segment, validate_base_url, validate_interval, validate_path_segment,
-    MIN_REMOTE_INTERVAL_MS,
+    has_version_segment, not_found_text, validate_base_url, validate_interval,
+    validate_path_segment, MIN_REMOTE_INTERVAL_MS,
 };
 
 /// Identifies one request so that a late answer to an abandoned request is ignored.
