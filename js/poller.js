@@ -111,7 +111,10 @@ export function createApi({ glue, instantiate, source, sync = false, share = () 
       return this.#started;
     }
 
-    /** Ends the poll at once, quietly: start() resolves with a `"stopped"` summary. */
+    /**
+     * Ends the poll quietly: nothing is sent after it, the batch in hand is finished first,
+     * and start() resolves with a `"stopped"` summary.
+     */
     stop() {
       this.#stopped = true;
       this.#inner?.stop();
