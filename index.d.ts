@@ -306,7 +306,8 @@ export declare class JobPoller<Row = DefaultRow> implements AsyncIterable<Batch<
   /**
    * A webhook for this run arrived: a hint to read now. A success or failure webhook makes the
    * poller read the status and the results at once; the run ends only when the API's own
-   * status says so. "Created" and unknown webhooks change nothing.
+   * status says so. "Created" and unknown webhooks change nothing. Received before the module
+   * has loaded, it is kept and acted on once it is.
    * @throws {TypeError} for another job's payload.
    */
   webhookReceived(payload: WebhookPayload): void;

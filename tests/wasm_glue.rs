@@ -62,13 +62,19 @@ export function recorder(failAt, async) {
   return seen;
 }
 export function isFrozen(value) { return Object.isFrozen(value); }
+// A receiver whose batch promise the test settles: settleHeld(r, "take" | "refuse").
 export function hangingReceiver() {
   const r = { calls: 0 };
   r.firstCall = new Promise((resolve) => { r.called = resolve; });
-  r.batch = () => { r.calls += 1; r.called(); return new Promise(() => {}); };
+  r.batch = () => {
+    r.calls += 1;
+    r.called();
+    return new Promise((take, refuse) => { r.take = take; r.refuse = refuse; });
+  };
   r.status = () => {};
   return r;
 }
+export function settleHeld(r, how) { r[how](new Error("refused")); }
 // Resolves when something arms a timer of between `minMs` and `maxMs` (a poller going to sleep
 // for its interval): the condition a test waits for instead of a guessed duration.
 export function timerArmed(minMs, maxMs) {
@@ -108,6 +114,8 @@ extern "C" {
     fn is_frozen(v: &JsValue) -> bool;
     #[wasm_bindgen(js_name = hangingReceiver)]
     fn hanging_receiver() -> JsValue;
+    #[wasm_bindgen(js_name = settleHeld)]
+    fn settle_held(receiver: &JsValue, how: &str);
     #[wasm_bindgen(js_name = kindsOf)]
     fn kinds_of(api: &JsValue) -> Vec<String>;
     #[wasm_bindgen(js_name = timerArmed)]
@@ -218,45 +226,43 @@ async fn stop_during_a_request_aborts_it_and_sends_nothing_more() {
 }
 
 #[wasm_bindgen_test]
-async fn stop_while_an_async_on_batch_is_pending_ends_at_once() {
-    let api = fake_api("ok", u32::MAX);
-    let receiver = hanging_receiver();
-    let entries = [
-        ("jobUid", "job1".into()),
-        ("intervalMs", 10.into()),
-        ("fetch", get(&api, "fetch")),
-        ("baseUrl", LOCAL.into()),
-    ];
-    let poller = poller_to(&entries, Some(&receiver)).unwrap();
-    let start = poller.cursor();
-    let done = JsFuture::from(poller.start());
-    // The first batch is handed over and never acknowledged.
-    JsFuture::from(js_sys::Promise::from(get(&receiver, "firstCall")))
-        .await
-        .unwrap();
-    assert_eq!(get(&receiver, "calls"), 1);
-    let before = call_count(&api);
-    sleep(60).await; // an absence window of six intervals, not a synchronisation
-    assert_eq!(
-        call_count(&api),
-        before,
-        "backpressure: no request while onBatch's promise is pending"
-    );
-    poller.stop();
-    let summary = done.await.unwrap();
-    assert_eq!(get(&summary, "status"), "stopped");
-    assert_eq!(
-        get(&summary, "totalResults"),
-        0,
-        "the pending batch is not counted"
-    );
-    assert_eq!(
-        poller.cursor(),
-        start,
-        "the cursor stays before the pending batch"
-    );
-    sleep(60).await;
-    assert_eq!(call_count(&api), before, "no request after stop()");
+async fn stop_while_an_async_batch_is_pending_lets_the_consumer_finish_it() {
+    // Taken after the stop: it counts; refused after the stop: not counted, and no error.
+    for (settle, counted) in [("take", 1), ("refuse", 0)] {
+        let api = fake_api("ok", u32::MAX);
+        let receiver = hanging_receiver();
+        let entries = [
+            ("jobUid", "job1".into()),
+            ("intervalMs", 10.into()),
+            ("fetch", get(&api, "fetch")),
+            ("baseUrl", LOCAL.into()),
+        ];
+        let poller = poller_to(&entries, Some(&receiver)).unwrap();
+        let start = poller.cursor();
+        let done = poller.start();
+        // The first batch is handed over and not settled.
+        JsFuture::from(js_sys::Promise::from(get(&receiver, "firstCall")))
+            .await
+            .unwrap();
+        assert_eq!(get(&receiver, "calls"), 1);
+        let before = call_count(&api);
+        sleep(60).await; // an absence window of six intervals, not a synchronisation
+        assert_eq!(
+            call_count(&api),
+            before,
+            "backpressure: no request while the batch's promise is pending"
+        );
+        poller.stop();
+        let early = JsFuture::from(within(&done, 30)).await.unwrap();
+        assert_eq!(early, "timeout", "start() waits for the batch in hand");
+        settle_held(&receiver, settle);
+        let summary = JsFuture::from(done).await.unwrap();
+        assert_eq!(get(&summary, "status"), "stopped", "{settle}");
+        assert_eq!(get(&summary, "totalResults"), counted, "{settle}");
+        assert_eq!(poller.cursor() == start, counted == 0, "{settle}");
+        sleep(60).await; // an absence window
+        assert_eq!(call_count(&api), before, "no request after stop()");
+    }
 }
 
 #[wasm_bindgen_test]
