@@ -287,6 +287,13 @@ export interface StepResult {
 /** One bounded round; only invalid options reject (with a `TypeError`). */
 export declare function pollStep(options: PollStepOptions): Promise<StepResult>;
 
+/**
+ * Which event a raw webhook body reports, as `webhookReceived` and `pollStep({ webhook })` read
+ * it: `"succeeded"` and `"failed"` are hints to read now, `"created"` and `"other"` change
+ * nothing. With `jobUid`, a body naming another run throws a `TypeError`. (Node and Workers.)
+ */
+export declare function classifyWebhook(payload: WebhookPayload, jobUid?: string): "created" | "succeeded" | "failed" | "other";
+
 /** What {@link scheduleWorkflow} resolves with. */
 export interface Scheduled {
   readonly jobUid: string;
