@@ -189,6 +189,8 @@ export class TabProtocol {
         return this.finish({ error: event.error });
       case "stop":
         return this.finish({ stopped: true });
+      case "unload": // the page goes away: the others stop counting it (and its visibility)
+        return this.post({ type: "bye", from: this.id });
       default:
         return undefined;
     }

@@ -1,6 +1,6 @@
 //! `JobPoller`: the JS class around one [`Session`], delivering to the user's callbacks.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use futures_util::future::LocalBoxFuture;
@@ -16,7 +16,7 @@ use super::page;
 use super::payloads::{frozen, Batch, Completion, RunStatus};
 use super::webhook::webhook_event;
 use crate::api::RunInfo;
-use crate::engine::{ErrorCode, PollError, Poller};
+use crate::engine::{ErrorCode, Event, PollError, Poller};
 
 // Polls one Captain Data run and hands new rows to `onBatch` as they appear.
 //
@@ -29,6 +29,8 @@ pub struct JobPoller {
     session: Rc<Session>,
     receivers: Rc<Receivers>,
     started: RefCell<Option<Promise>>,
+    /// The tab layer tells the visibility (`_pace`): the page's own is not watched.
+    paced: Cell<bool>,
 }
 
 /// Where a `JobPoller`'s batches and statuses go.
@@ -98,6 +100,7 @@ impl JobPoller {
                 sink: RefCell::new(None),
             }),
             started: RefCell::new(None),
+            paced: Cell::new(false),
         })
     }
 
@@ -105,10 +108,11 @@ impl JobPoller {
     pub fn start(&self) -> Promise {
         let mut started = self.started.borrow_mut();
         let (session, receivers) = (self.session.clone(), self.receivers.clone());
+        let visibility = !self.paced.get();
         started
             .get_or_insert_with(|| {
                 future_to_promise(async move {
-                    let _page = page::watch(&session);
+                    let _page = page::watch(&session, visibility);
                     let end = session.run(&*receivers).await;
                     finish(&session, &receivers.callbacks, end)
                 })
@@ -141,6 +145,14 @@ impl JobPoller {
     #[wasm_bindgen(getter, js_name = _offset)]
     pub fn offset(&self) -> f64 {
         self.session.delivered() as f64
+    }
+
+    // Internal (js/tabs.js): hidden only when every tab sharing this poller is hidden; once
+    // told, before start(), the poller no longer watches its own page's visibility.
+    #[wasm_bindgen(js_name = _pace)]
+    pub fn pace(&self, hidden: bool) {
+        self.paced.set(true);
+        self.session.event(Event::Hidden(hidden));
     }
 
     // Internal: the async iterator (js/extras.js) receives each batch here too.
