@@ -298,9 +298,11 @@ export class TabProtocol {
       this.outcome ??= { outcome, total };
       return this.progress();
     }
-    // This tab's own limit or failure: it ends here, and the lock goes to the next tab.
-    const own = error?.code === "BUDGET_EXHAUSTED" || error?.code === "TIMEOUT";
-    return this.finish({ error: own ? limitError(error.code, this.options) : error });
+    // This tab's own limit or failure: it ends here, and the lock goes to the next tab. The
+    // poller was given what was left of a budget: the error names the tab's own.
+    const { maxRequests, maxDurationMs } = this.options;
+    const limit = error?.code === "BUDGET_EXHAUSTED" ? maxRequests : error?.code === "TIMEOUT" ? maxDurationMs : undefined;
+    return this.finish({ error: limit === undefined ? error : limitError(error.code, this.options) });
   }
 
   // ---- following -----------------------------------------------------------------------------

@@ -224,6 +224,7 @@ function simulate({ seed, run, tabs: plans, rnd }) {
       });
     };
     const schedule = (ms, hidden) => {
+      if (hidden) assertNoVisibleTab(tab);
       const token = {};
       poller.sleep = { token, hidden, until: clock.now + ms };
       clock.at(clock.now + ms, () => poller.sleep?.token === token && tick());
@@ -344,13 +345,21 @@ function simulate({ seed, run, tabs: plans, rnd }) {
       clock.at(plan.closeAt, () => {
         if (tab.outcome || tab.gone) return;
         // The page goes away: pagehide may post `bye`; the browser drops its lock and channel.
-        if (plan.byeOnClose) post(tab, { type: "bye", from: tab.id });
+        if (plan.byeOnClose) send(tab, { type: "unload" });
         tab.closed = tab.gone = true;
         tab.open = false;
         if (tab.poller) tab.poller.stopped = true;
         tab.poller = null;
         locks.release(tab);
       });
+    }
+  }
+
+  /** A poller takes the hidden pace: no tab may have been visible long enough to be heard. */
+  function assertNoVisibleTab(pacer) {
+    for (const tab of tabs.values()) {
+      const heard = tab.visibleSince !== null && tab.open && clock.now - tab.visibleSince >= PACE_BOUND;
+      assert.ok(!heard, `${pacer.id} polls at the hidden pace while ${tab.id} is visible`);
     }
   }
 
