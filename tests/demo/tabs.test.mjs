@@ -173,7 +173,7 @@ async function pollWithPages(n) {
   const posted = await Promise.all(pages.map(({ page }) => page.evaluate(() => window.__posted)));
   const locks = await Promise.all(pages.map(({ page }) => locksHeld(page)));
   await context.close();
-  return { roles, posted, requests, locks, records: await Promise.all([]) };
+  return { roles, posted, requests, locks };
 }
 
 test("1, 3 and 5 pages on one run: every row once, in order, for one page's requests; nothing held after", async (t) => {
@@ -313,9 +313,8 @@ test("shareAcrossTabs: false polls alone; a wrong value is a TypeError naming th
     const { JobPoller } = await import("captaindata-poller");
     const base = { jobUid: "job-x", baseUrl: `${location.origin}/v3` };
     const errorOf = async (options) => {
-      const poller = new JobPoller(options);
       try {
-        await poller.start();
+        await new JobPoller(options).start(); // throws in the constructor once the module is loaded
         return null;
       } catch (error) {
         return `${error.name}: ${error.message}`;
@@ -341,11 +340,13 @@ test("shareAcrossTabs: false polls alone; a wrong value is a TypeError naming th
 });
 
 test("the demo shows this tab's role and how many tabs share the poller", async () => {
+  const demoClock = manualClock(0);
+  const simDemo = await startDemoServer({ port: 0, sim: createSim({ clock: demoClock }) }); // the demo's own credentials
   const context = await browser.newContext();
   try {
     const open = async () => {
       const page = await context.newPage();
-      await page.goto(demo.url);
+      await page.goto(simDemo.url);
       await page.waitForSelector("body[data-ready=true]");
       return page;
     };
@@ -359,7 +360,7 @@ test("the demo shows this tab's role and how many tabs share the poller", async 
     await poll.getByRole("button", { name: "Poll this run" }).click();
     await second.locator("#tab-share").getByText("follower · 2 tabs").waitFor();
     await first.locator("#tab-share").getByText("leader · 2 tabs").waitFor();
-    clock.advance(3000); // the run's clock is the test's: it ends now
+    demoClock.advance(3000); // the run's clock is the test's: it ends now
     for (const page of [first, second]) {
       await waitForState(page, "completed");
       // The table draws in animation frames: wait for the last one.
@@ -368,5 +369,6 @@ test("the demo shows this tab's role and how many tabs share the poller", async 
     }
   } finally {
     await context.close();
+    await simDemo.close();
   }
 });
