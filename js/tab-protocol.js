@@ -98,6 +98,12 @@ function outcomeFromWire({ summary, error }) {
  * One tab's side of a shared poller. `handle(event, now)` returns the effects to perform, in
  * order. `now` is the clock in ms (only budgets read it).
  *
+ * Events: `start {hidden}`, `queued` (another tab holds the lock), `lock` (granted),
+ * `message {data}`, `polled {batch}` and `polledStatus {run}` (this tab's poller), `pollEnded
+ * {summary} | {error}`, `delivered {offset, cursor}`, `deliveryFailed {error}`, `visibility
+ * {hidden}`, `webhook {payload}`, `timeout` (this tab's maxDurationMs), `abort {error}`,
+ * `stop`, `unload` (the page goes away).
+ *
  * Effects: `{type: "post", message}`, `{type: "lock"}` (ask for the lock: leads at once when
  * free, else `queued`), `{type: "poll", cursor, maxRequests?, maxDurationMs?}`, `{type:
  * "stopPoll"}`, `{type: "pace", hidden}`, `{type: "webhook", payload}` (to this tab's poller),
@@ -106,122 +112,129 @@ function outcomeFromWire({ summary, error }) {
  * `{summary}`, `{error}` or `{stopped: summary}`.
  */
 export class TabProtocol {
+  role = "follower";
+  ended = false;
+  delivered; // rows before this offset reached this tab's consumer
+  cursor; // the cursor after the last delivered row
+  #id;
+  #options;
+  #log; // the rows this tab knows
+  #delivering = false;
+  #known; // the furthest row end the leader told of
+  #asked = null; // log.end when this tab last posted `want`
+  #outcome = null; // { outcome, total }: the run's outcome
+  #poller = null; // { reading, stopping }: this tab's wasm poller
+  #pollAgain = null; // a reader to start once the stopping poller has ended
+  #requests = 0; // requests of this tab's ended pollers
+  #startedAt = 0;
+  #hidden = false;
+  #tabs = new Map(); // other tab id → hidden
+  #paced = null; // the pace last given to the poller
+  #told = "";
+  #lastRun = null;
+  #lastRunJson = "";
+  #out = [];
+  #now = 0;
+
   constructor({ id, offset, cursor, maxRequests, maxDurationMs, logRows = LOG_ROWS, maxAhead = MAX_AHEAD }) {
-    this.id = id;
-    this.options = { maxRequests, maxDurationMs, logRows, maxAhead };
-    this.role = "follower";
-    this.ended = false;
-    this.log = new RowLog(offset, cursor);
-    this.delivered = offset; // rows before this offset reached this tab's consumer
-    this.cursor = cursor; // the cursor after the last delivered row
-    this.delivering = false;
-    this.known = offset; // the furthest row end the leader told of
-    this.asked = null; // log.end when this tab last posted `want`
-    this.outcome = null; // { outcome, total }: the run's outcome
-    this.poller = null; // { reading, stopping }: this tab's wasm poller
-    this.pollAgain = null; // a reader to start once the stopping poller has ended
-    this.requests = 0; // requests of this tab's ended pollers
-    this.startedAt = 0;
-    this.hidden = false;
-    this.tabs = new Map(); // other tab id → hidden
-    this.paced = null; // the pace last given to the poller
-    this.told = "";
-    this.lastRun = null;
-    this.lastRunJson = "";
-    this.out = [];
+    this.#id = id;
+    this.#options = { maxRequests, maxDurationMs, logRows, maxAhead };
+    this.#log = new RowLog(offset, cursor);
+    this.delivered = this.#known = offset;
+    this.cursor = cursor;
   }
 
   handle(event, now = 0) {
-    this.out = [];
-    this.now = now;
-    if (!this.ended) this.on(event);
-    else if (event.type === "lock") this.emit({ type: "release" }); // granted after the end
-    return this.out;
+    this.#out = [];
+    this.#now = now;
+    if (!this.ended) this.#on(event);
+    else if (event.type === "lock") this.#emit({ type: "release" }); // granted after the end
+    return this.#out;
   }
 
-  emit(effect) {
-    this.out.push(effect);
+  #emit(effect) {
+    this.#out.push(effect);
   }
 
-  post(message) {
-    this.emit({ type: "post", message });
+  #post(message) {
+    this.#emit({ type: "post", message });
   }
 
-  on(event) {
+  #on(event) {
     switch (event.type) {
       case "start":
-        this.startedAt = this.now;
-        this.hidden = Boolean(event.hidden);
-        this.post({ type: "tab", from: this.id, hidden: this.hidden, hello: true });
-        return this.emit({ type: "lock" });
+        this.#startedAt = this.#now;
+        this.#hidden = Boolean(event.hidden);
+        this.#post({ type: "tab", from: this.#id, hidden: this.#hidden, hello: true });
+        return this.#emit({ type: "lock" });
       case "queued": // the lock is held by another tab: follow, and ask for what it has
-        this.tell();
-        return this.ask(true);
+        this.#tell();
+        return this.#ask(true);
       case "lock":
-        return this.lead();
+        return this.#lead();
       case "message":
-        return this.onMessage(event.data);
+        return this.#onMessage(event.data);
       case "polled":
-        return this.polled(event.batch);
+        return this.#polled(event.batch);
       case "polledStatus":
-        if (this.role === "leader") this.post({ type: "status", run: event.run });
-        return this.status(event.run);
+        if (this.role === "leader") this.#post({ type: "status", run: event.run });
+        return this.#status(event.run);
       case "pollEnded":
-        return this.pollEnded(event);
+        return this.#pollEnded(event);
       case "delivered":
-        this.delivering = false;
+        this.#delivering = false;
         this.delivered = event.offset;
         this.cursor = event.cursor;
-        return this.progress();
+        return this.#progress();
       case "deliveryFailed":
-        return this.finish({ error: event.error });
+        return this.#finish({ error: event.error });
       case "visibility":
-        this.hidden = event.hidden;
-        this.post({ type: "tab", from: this.id, hidden: this.hidden });
-        return this.pace();
+        this.#hidden = event.hidden;
+        this.#post({ type: "tab", from: this.#id, hidden: this.#hidden });
+        return this.#pace();
       case "webhook":
-        if (this.poller) this.emit({ type: "webhook", payload: event.payload });
-        if (this.role !== "leader") this.post({ type: "webhook", payload: event.payload });
+        if (this.#poller) this.#emit({ type: "webhook", payload: event.payload });
+        if (this.role !== "leader") this.#post({ type: "webhook", payload: event.payload });
         return undefined;
       case "timeout":
-        return this.finish({ error: limitError("TIMEOUT", this.options) });
+        return this.#finish({ error: limitError("TIMEOUT", this.#options) });
       case "abort":
-        return this.finish({ error: event.error });
+        return this.#finish({ error: event.error });
       case "stop":
-        return this.finish({ stopped: true });
+        return this.#finish({ stopped: true });
       case "unload": // the page goes away: the others stop counting it (and its visibility)
-        return this.post({ type: "bye", from: this.id });
+        return this.#post({ type: "bye", from: this.#id });
       default:
         return undefined;
     }
   }
 
-  onMessage(m) {
+  #onMessage(m) {
     switch (m.type) {
       case "tab":
-        this.tabs.set(m.from, m.hidden);
-        if (m.hello) this.post({ type: "tab", from: this.id, hidden: this.hidden });
-        this.tell();
-        return this.pace();
+        this.#tabs.set(m.from, m.hidden);
+        if (m.hello) this.#post({ type: "tab", from: this.#id, hidden: this.#hidden });
+        this.#tell();
+        return this.#pace();
       case "bye":
-        this.tabs.delete(m.from);
-        this.tell();
-        return this.pace();
+        this.#tabs.delete(m.from);
+        this.#tell();
+        return this.#pace();
       case "leader":
-        this.asked = null; // the new leader may hold what the last one never answered
-        return this.progress();
+        this.#asked = null; // the new leader may hold what the last one never answered
+        return this.#progress();
       case "batch":
-        return this.role === "leader" ? undefined : this.shared(m.offset, m.results, m.cursor);
+        return this.role === "leader" ? undefined : this.#shared(m.offset, m.results, m.cursor);
       case "status":
-        return this.role === "leader" ? undefined : this.status(m.run);
+        return this.role === "leader" ? undefined : this.#status(m.run);
       case "want":
-        return this.answer(m);
+        return this.#answer(m);
       case "rows":
-        return m.to === this.id ? this.answered(m) : undefined;
+        return m.to === this.#id ? this.#answered(m) : undefined;
       case "end":
-        return this.ended_(m);
+        return this.#runEnded(m);
       case "webhook":
-        if (this.role === "leader" && this.poller) this.emit({ type: "webhook", payload: m.payload });
+        if (this.role === "leader" && this.#poller) this.#emit({ type: "webhook", payload: m.payload });
         return undefined;
       default:
         return undefined;
@@ -230,166 +243,166 @@ export class TabProtocol {
 
   // ---- leading -------------------------------------------------------------------------------
 
-  lead() {
+  #lead() {
     this.role = "leader";
-    this.tell();
-    this.post({ type: "leader", from: this.id });
-    if (this.poller) this.poller.reading = false; // this tab's reader polls on as the leader's
-    this.progress();
+    this.#tell();
+    this.#post({ type: "leader", from: this.#id });
+    if (this.#poller) this.#poller.reading = false; // this tab's reader polls on as the leader's
+    this.#progress();
   }
 
   /** Starts this tab's poller from its last known row, with what is left of its budgets. */
-  poll(reading) {
-    if (this.poller) {
-      if (this.poller.stopping) this.pollAgain = reading;
+  #poll(reading) {
+    if (this.#poller) {
+      if (this.#poller.stopping) this.#pollAgain = reading;
       return undefined;
     }
-    const { maxRequests, maxDurationMs } = this.options;
+    const { maxRequests, maxDurationMs } = this.#options;
     const left = {};
-    if (maxRequests !== undefined) left.maxRequests = maxRequests - this.requests;
-    if (maxDurationMs !== undefined) left.maxDurationMs = maxDurationMs - (this.now - this.startedAt);
-    if (left.maxRequests <= 0) return this.finish({ error: limitError("BUDGET_EXHAUSTED", this.options) });
-    if (left.maxDurationMs <= 0) return this.finish({ error: limitError("TIMEOUT", this.options) });
-    this.poller = { reading, stopping: false };
-    this.paced = null;
-    this.emit({ type: "poll", cursor: this.log.cursor, ...left });
-    return this.pace();
+    if (maxRequests !== undefined) left.maxRequests = maxRequests - this.#requests;
+    if (maxDurationMs !== undefined) left.maxDurationMs = maxDurationMs - (this.#now - this.#startedAt);
+    if (left.maxRequests <= 0) return this.#finish({ error: limitError("BUDGET_EXHAUSTED", this.#options) });
+    if (left.maxDurationMs <= 0) return this.#finish({ error: limitError("TIMEOUT", this.#options) });
+    this.#poller = { reading, stopping: false };
+    this.#paced = null;
+    this.#emit({ type: "poll", cursor: this.#log.cursor, ...left });
+    return this.#pace();
   }
 
-  stopPoll() {
-    if (!this.poller || this.poller.stopping) return;
-    this.poller.stopping = true;
-    this.emit({ type: "stopPoll" });
+  #stopPoll() {
+    if (!this.#poller || this.#poller.stopping) return;
+    this.#poller.stopping = true;
+    this.#emit({ type: "stopPoll" });
   }
 
   /** Hidden pace only when this tab and every other sharing tab are hidden. */
-  pace() {
-    if (!this.poller || this.poller.stopping) return;
-    const hidden = this.hidden && [...this.tabs.values()].every(Boolean);
-    if (hidden === this.paced) return;
-    this.paced = hidden;
-    this.emit({ type: "pace", hidden });
+  #pace() {
+    if (!this.#poller || this.#poller.stopping) return;
+    const hidden = this.#hidden && [...this.#tabs.values()].every(Boolean);
+    if (hidden === this.#paced) return;
+    this.#paced = hidden;
+    this.#emit({ type: "pace", hidden });
   }
 
-  polled({ offset, results, cursor }) {
-    if (!this.poller || this.poller.stopping) return;
-    if (this.role === "leader") this.post({ type: "batch", offset, results, cursor });
-    this.known = Math.max(this.known, offset + results.length);
-    this.log.accept(offset, results, cursor);
+  #polled({ offset, results, cursor }) {
+    if (!this.#poller || this.#poller.stopping) return;
+    if (this.role === "leader") this.#post({ type: "batch", offset, results, cursor });
+    this.#known = Math.max(this.#known, offset + results.length);
+    this.#log.accept(offset, results, cursor);
     // A reader that has met the rows the leader told of is done: the channel has the rest.
-    if (this.poller.reading && this.log.end >= this.known) this.stopPoll();
-    this.progress();
+    if (this.#poller.reading && this.#log.end >= this.#known) this.#stopPoll();
+    this.#progress();
   }
 
-  pollEnded({ summary, error }) {
-    const { stopping } = this.poller ?? {};
-    this.poller = null;
-    this.requests += summary?.requests ?? 0;
+  #pollEnded({ summary, error }) {
+    const { stopping } = this.#poller ?? {};
+    this.#poller = null;
+    this.#requests += summary?.requests ?? 0;
     if (summary?.status === "stopped" || stopping) {
-      const again = this.pollAgain;
-      this.pollAgain = null;
-      if (again !== null && this.role !== "leader") this.poll(again);
-      return this.progress();
+      const again = this.#pollAgain;
+      this.#pollAgain = null;
+      if (again !== null && this.role !== "leader") this.#poll(again);
+      return this.#progress();
     }
     if (summary || isFinalError(error)) {
-      const total = this.log.end;
+      const total = this.#log.end;
       const outcome = summary ? { summary } : { error };
-      if (this.role === "leader") this.post({ type: "end", outcome: outcomeToWire(outcome), total });
-      this.outcome ??= { outcome, total };
-      return this.progress();
+      if (this.role === "leader") this.#post({ type: "end", outcome: outcomeToWire(outcome), total });
+      this.#outcome ??= { outcome, total };
+      return this.#progress();
     }
     // This tab's own limit or failure: it ends here, and the lock goes to the next tab. The
     // poller was given what was left of a budget: the error names the tab's own.
-    const { maxRequests, maxDurationMs } = this.options;
+    const { maxRequests, maxDurationMs } = this.#options;
     const limit = error?.code === "BUDGET_EXHAUSTED" ? maxRequests : error?.code === "TIMEOUT" ? maxDurationMs : undefined;
-    return this.finish({ error: limit === undefined ? error : limitError(error.code, this.options) });
+    return this.#finish({ error: limit === undefined ? error : limitError(error.code, this.#options) });
   }
 
   // ---- following -----------------------------------------------------------------------------
 
   /** A batch of the leader's: taken when it starts at or before this tab's last row. */
-  shared(offset, results, cursor) {
-    this.known = Math.max(this.known, offset + results.length);
-    const room = this.log.end - this.delivered < this.options.maxAhead;
-    if (room && this.log.accept(offset, results, cursor) && this.poller?.reading) this.stopPoll();
-    this.progress();
+  #shared(offset, results, cursor) {
+    this.#known = Math.max(this.#known, offset + results.length);
+    const room = this.#log.end - this.delivered < this.#options.maxAhead;
+    if (room && this.#log.accept(offset, results, cursor) && this.#poller?.reading) this.#stopPoll();
+    this.#progress();
   }
 
   /** The leader's answer to this tab's `want`. */
-  answered({ offset, results, cursor, known, run, end }) {
-    this.known = Math.max(this.known, known);
-    if (run) this.status(run);
-    if (end) this.ended_(end);
-    if (this.log.accept(offset, results, cursor)) return this.progress();
+  #answered({ offset, results, cursor, known, run, end }) {
+    this.#known = Math.max(this.#known, known);
+    if (run) this.#status(run);
+    if (end) this.#runEnded(end);
+    if (this.#log.accept(offset, results, cursor)) return this.#progress();
     // Nobody keeps the rows in between: this tab reads them from the API itself.
-    return this.poll(true);
+    return this.#poll(true);
   }
 
-  answer({ from, next }) {
+  #answer({ from, next }) {
     if (this.role !== "leader") return;
-    const offset = Math.min(Math.max(next, this.log.base), this.log.end);
-    const end = this.outcome && { outcome: outcomeToWire(this.outcome.outcome), total: this.outcome.total };
-    this.post({
+    const offset = Math.min(Math.max(next, this.#log.base), this.#log.end);
+    const end = this.#outcome && { outcome: outcomeToWire(this.#outcome.outcome), total: this.#outcome.total };
+    this.#post({
       type: "rows",
       to: from,
       offset,
-      results: this.log.slice(offset),
-      cursor: this.log.cursor,
-      known: this.known,
-      run: this.lastRun,
+      results: this.#log.slice(offset),
+      cursor: this.#log.cursor,
+      known: this.#known,
+      run: this.#lastRun,
       end,
     });
   }
 
   /** Posts `want` for the rows after the last known one (once per position, or when forced). */
-  ask(force = false) {
-    if (!force && this.asked === this.log.end) return;
-    this.asked = this.log.end;
-    this.post({ type: "want", from: this.id, next: this.log.end });
+  #ask(force = false) {
+    if (!force && this.#asked === this.#log.end) return;
+    this.#asked = this.#log.end;
+    this.#post({ type: "want", from: this.#id, next: this.#log.end });
   }
 
-  ended_({ outcome, total }) {
-    if (this.outcome) return;
+  #runEnded({ outcome, total }) {
+    if (this.#outcome) return;
     const received = outcomeFromWire(outcome);
     if (received.error && !isFinalError(received.error)) return; // never another tab's own end
-    this.outcome = { outcome: received, total };
-    this.known = Math.max(this.known, total);
-    this.progress();
+    this.#outcome = { outcome: received, total };
+    this.#known = Math.max(this.#known, total);
+    this.#progress();
   }
 
-  status(run) {
+  #status(run) {
     const json = JSON.stringify(run); // a new leader reads the status again: not news here
-    if (json === this.lastRunJson) return;
-    this.lastRunJson = json;
-    this.lastRun = run;
-    this.emit({ type: "status", run });
+    if (json === this.#lastRunJson) return;
+    this.#lastRunJson = json;
+    this.#lastRun = run;
+    this.#emit({ type: "status", run });
   }
 
   // ---- delivery and the end -----------------------------------------------------------------
 
   /** After every change: deliver what is known, fetch what is missing, end when all is in. */
-  progress() {
+  #progress() {
     if (this.ended) return;
-    const { log } = this;
-    if (!this.delivering && this.delivered < log.end) {
-      this.delivering = true;
+    const log = this.#log;
+    if (!this.#delivering && this.delivered < log.end) {
+      this.#delivering = true;
       const batch = { offset: this.delivered, results: log.slice(this.delivered), cursor: log.cursor };
-      this.emit({ type: "deliver", batch });
+      this.#emit({ type: "deliver", batch });
     }
-    log.trim(this.delivered, this.options.logRows);
-    const total = this.outcome?.total;
-    if (this.outcome && !this.delivering && this.delivered >= total) return this.finish(this.outcome.outcome, total);
-    const missing = log.end < Math.max(this.known, total ?? 0);
-    if (this.poller) {
+    log.trim(this.delivered, this.#options.logRows);
+    const total = this.#outcome?.total;
+    if (this.#outcome && !this.#delivering && this.delivered >= total) return this.#finish(this.#outcome.outcome, total);
+    const missing = log.end < Math.max(this.#known, total ?? 0);
+    if (this.#poller) {
       // Everything is in, or the run is over and this poller adds nothing: stop it.
-      if (this.outcome && !missing) this.stopPoll();
+      if (this.#outcome && !missing) this.#stopPoll();
       return undefined;
     }
     if (this.role === "leader") {
-      if (!this.outcome || missing) this.poll(false);
+      if (!this.#outcome || missing) this.#poll(false);
       return undefined;
     }
-    if (missing && log.end - this.delivered < this.options.maxAhead) this.ask();
+    if (missing && log.end - this.delivered < this.#options.maxAhead) this.#ask();
     return undefined;
   }
 
@@ -397,24 +410,24 @@ export class TabProtocol {
    * Ends this tab once: its poller stops, the others hear it left, everything is released.
    * A success or a stop is told with this tab's own figures (`{summary}`, `{stopped}`).
    */
-  finish({ summary, error, stopped }, total = this.delivered) {
+  #finish({ summary, error, stopped }, total = this.delivered) {
     if (this.ended) return;
-    this.stopPoll();
+    this.#stopPoll();
     this.ended = true;
-    this.post({ type: "bye", from: this.id });
-    this.emit({ type: "release" });
-    const own = { totalResults: total, requests: this.requests, durationMs: this.now - this.startedAt, cursor: this.cursor };
-    if (error) this.emit({ type: "end", outcome: { error } });
-    else if (stopped) this.emit({ type: "end", outcome: { stopped: { status: "stopped", ...own } } });
-    else this.emit({ type: "end", outcome: { summary: { ...summary, ...own } } });
+    this.#post({ type: "bye", from: this.#id });
+    this.#emit({ type: "release" });
+    const own = { totalResults: total, requests: this.#requests, durationMs: this.#now - this.#startedAt, cursor: this.cursor };
+    if (error) this.#emit({ type: "end", outcome: { error } });
+    else if (stopped) this.#emit({ type: "end", outcome: { stopped: { status: "stopped", ...own } } });
+    else this.#emit({ type: "end", outcome: { summary: { ...summary, ...own } } });
   }
 
   /** onRoleChange: the role and the number of tabs sharing, when either changed. */
-  tell() {
-    const tabs = this.tabs.size + 1;
+  #tell() {
+    const tabs = this.#tabs.size + 1;
     const now = `${this.role} ${tabs}`;
-    if (now === this.told) return;
-    this.told = now;
-    this.emit({ type: "role", role: this.role, tabs });
+    if (now === this.#told) return;
+    this.#told = now;
+    this.#emit({ type: "role", role: this.role, tabs });
   }
 }
