@@ -113,54 +113,77 @@ class SharedPoller {
       return this.#settle.resolve(Object.freeze({ status: "stopped", totalResults: offset, requests: 0, durationMs: 0, cursor }));
     }
     this.#tab = new TabProtocol({ id: crypto.randomUUID(), offset, cursor, maxRequests, maxDurationMs });
-
     this.#channel = new BroadcastChannel(name);
     this.#channel.onmessage = ({ data }) => this.#send({ type: "message", data });
-    const lockRequest = new AbortController();
+    const unlock = this.#lockOn(name);
+    const unlisten = this.#listen();
+    this.#release = () => {
+      this.#channel.close();
+      unlock();
+      unlisten();
+    };
+    const early = this.#events.splice(0); // webhooks received before start()
+    this.#send({ type: "start", hidden: Boolean(globalThis.document?.hidden) });
+    for (const event of early) this.#send(event);
+    return undefined;
+  }
+
+  /**
+   * Makes `#lock` ask for the Web Lock `name`: `lock` when it is free (or when locks are
+   * refused, in a sandboxed frame: this tab then leads alone), else `queued` and a place in
+   * line. Returns what gives up the lock and the place in line.
+   */
+  #lockOn(name) {
+    const { locks } = navigator;
+    const inLine = new AbortController();
     let unlock = noop;
     const hold = () => {
       const held = new Promise((resolve) => (unlock = resolve)); // before the protocol may let go
       this.#send({ type: "lock" });
       return held;
     };
-    const { locks } = navigator;
-    this.#lock = () =>
-      locks
-        .request(name, { ifAvailable: true }, (lock) => {
-          if (lock) return hold();
-          if (!lockRequest.signal.aborted) {
-            this.#send({ type: "queued" });
-            locks.request(name, { signal: lockRequest.signal }, hold).catch(noop);
-          }
-          return undefined;
-        })
-        .catch(() => this.#send({ type: "lock" })); // locks refused (a sandboxed frame): lead alone
+    const ask = (lock) => {
+      if (lock) return hold();
+      if (inLine.signal.aborted) return undefined;
+      this.#send({ type: "queued" });
+      locks.request(name, { signal: inLine.signal }, hold).catch(noop);
+      return undefined;
+    };
+    this.#lock = () => locks.request(name, { ifAvailable: true }, ask).catch(() => this.#send({ type: "lock" }));
+    return () => {
+      inLine.abort();
+      unlock();
+    };
+  }
 
-    const visibility = () => this.#send({ type: "visibility", hidden: document.hidden });
+  /**
+   * The page's visibility and unload (a Web Worker has neither: it counts as visible), the
+   * signal, this tab's maxDurationMs; returns what removes the listeners and the timer.
+   */
+  #listen() {
+    const { signal, maxDurationMs } = this.#options;
+    const page = globalThis.document ?? new EventTarget();
+    const visibility = () => this.#send({ type: "visibility", hidden: page.hidden });
     const unload = () => this.#send({ type: "unload" });
     const abort = () => this.#send({ type: "abort", error: abortedError(signal.reason) });
-    const page = typeof document === "object" ? document : null;
-    page?.addEventListener("visibilitychange", visibility);
-    globalThis.addEventListener?.("pagehide", unload);
-    signal?.addEventListener("abort", abort);
     const timeout = () => this.#send({ type: "timeout" });
+    page.addEventListener("visibilitychange", visibility);
+    addEventListener("pagehide", unload);
+    signal?.addEventListener("abort", abort);
     const timer = maxDurationMs === undefined ? null : setTimeout(timeout, Math.min(maxDurationMs, MAX_TIMER_MS));
-    this.#release = () => {
-      this.#channel.close();
-      lockRequest.abort();
-      unlock();
-      page?.removeEventListener("visibilitychange", visibility);
-      globalThis.removeEventListener?.("pagehide", unload);
+    return () => {
+      page.removeEventListener("visibilitychange", visibility);
+      removeEventListener("pagehide", unload);
       signal?.removeEventListener("abort", abort);
       clearTimeout(timer);
     };
-    return this.#send({ type: "start", hidden: Boolean(page?.hidden) });
   }
 
   /** Hands an event to the protocol and performs what it says, in order. */
   #send(event) {
-    if (!this.#tab) return;
+    if (!this.#tab && event.type !== "webhook") return;
     this.#events.push(event);
+    if (!this.#tab) return;
     if (this.#busy) return;
     this.#busy = true;
     try {
