@@ -1,6 +1,7 @@
 //! The table of webhook forms (tests/webhook-forms.json) against the crate's classifier. The
 //! fields are read as the wasm glue reads them (src/wasm/webhook.rs): strings only, and
 //! `error` as `true`, a non-empty string, or nothing.
+#![cfg(not(target_arch = "wasm32"))]
 
 use captaindata_poller::api::{WebhookError, WebhookKind, WebhookPayload};
 use serde_json::Value;
