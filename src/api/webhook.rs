@@ -7,6 +7,8 @@
 
 use alloc::string::String;
 
+use super::first_chars;
+
 /// The event a webhook reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WebhookKind {
@@ -106,14 +108,20 @@ impl WebhookPayload<'_> {
     /// ```
     pub fn classify(&self) -> Webhook {
         let error = match self.error {
-            WebhookError::Text(text) => Some(text.chars().take(MAX_ERROR_CHARS).collect()),
+            WebhookError::Text(text) => Some(String::from(first_chars(text, MAX_ERROR_CHARS))),
             _ => None,
         };
         let said = [self.event, self.kind, self.message];
+        // Bytes, not chars: only ASCII letters make words (smaller code in the wasm).
         let has = |words: &[&str]| {
             said.iter().flatten().any(|text| {
-                text.split(|c: char| !c.is_ascii_alphabetic())
-                    .any(|word| words.iter().any(|w| word.eq_ignore_ascii_case(w)))
+                text.as_bytes()
+                    .split(|b| !b.is_ascii_alphabetic())
+                    .any(|word| {
+                        words
+                            .iter()
+                            .any(|w| word.eq_ignore_ascii_case(w.as_bytes()))
+                    })
             })
         };
         let kind = if self.error != WebhookError::None || has(FAILED) {

@@ -20,9 +20,9 @@ pub fn webhook_event(payload: &JsValue, job_uid: &str, name: &str) -> Result<Eve
 // With `jobUid`, a payload naming another run is a TypeError.
 #[allow(missing_docs)]
 #[wasm_bindgen(js_name = classifyWebhook)]
-pub fn classify_webhook(payload: JsValue, job_uid: Option<String>) -> Result<String, JsValue> {
-    let hook = classified(&payload, job_uid.as_deref(), "payload")?;
-    Ok(hook.kind.as_str().into())
+pub fn classify_webhook(payload: &JsValue, job_uid: &JsValue) -> Result<JsValue, JsValue> {
+    let hook = classified(payload, job_uid.as_string().as_deref(), "payload")?;
+    Ok(JsValue::from_str(hook.kind.as_str()))
 }
 
 fn classified(payload: &JsValue, job_uid: Option<&str>, name: &str) -> Result<Webhook, JsValue> {
