@@ -16,14 +16,17 @@ const noop = () => {};
  * null (no Web Locks, BroadcastChannel or SubtleCrypto, or `shareAcrossTabs: false`).
  */
 export function shareAcrossTabs(options, { WasmJobPoller, delivery }) {
-  const { shareAcrossTabs: share = true, onRoleChange } = options;
+  return sharingRole(options) === "alone" ? null : new SharedPoller(options, WasmJobPoller, delivery);
+}
+
+/** Checks this layer's two options; the role of a poller until it joins the others. */
+export function sharingRole({ shareAcrossTabs: share = true, onRoleChange }) {
   if (typeof share !== "boolean") throw new TypeError(`Expected \`shareAcrossTabs\` to be a boolean (got ${describe(share)})`);
   if (onRoleChange !== undefined && typeof onRoleChange !== "function") {
     throw new TypeError(`Expected \`onRoleChange\` to be a function (got ${describe(onRoleChange)})`);
   }
   const able = typeof BroadcastChannel === "function" && globalThis.navigator?.locks && globalThis.crypto?.subtle;
-  if (!share || !able) return null;
-  return new SharedPoller(options, WasmJobPoller, delivery);
+  return share && able ? "follower" : "alone";
 }
 
 /**
