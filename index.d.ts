@@ -362,7 +362,8 @@ export declare function pollStep<Row = DefaultRow>(options: PollStepOptions): Pr
 /**
  * Which event a raw webhook body reports, as `webhookReceived` and `pollStep({ webhook })` read
  * it: `"succeeded"` and `"failed"` are hints to read now, `"created"` and `"other"` change
- * nothing. With `jobUid`, a body naming another run throws a `TypeError`. (Node and Workers.)
+ * nothing. With `jobUid`, a body naming another run throws a `TypeError`. Synchronous: in a
+ * browser, call it once the module is loaded (`await preload()`), else it throws `LOAD_FAILED`.
  */
 export declare function classifyWebhook(payload: WebhookPayload, jobUid?: string): "created" | "succeeded" | "failed" | "other";
 

@@ -202,7 +202,7 @@ export function createApi({ glue, instantiate, source, sync = false, share = () 
     }
   }
 
-  /** The crate's one webhook classifier (src/api/webhook.rs); synchronous: Node and workerd. */
+  /** The crate's one webhook classifier (src/api/webhook.rs); synchronous (a browser preloads first). */
   function classifyWebhook(payload, jobUid) {
     const module = loadedNow();
     if (!module) throw failure ?? failed("not loaded yet (call preload() first)");
