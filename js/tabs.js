@@ -265,16 +265,23 @@ class SharedPoller {
     });
   }
 
-  /** Through the same delivery as a lone poller: onBatch, then the iterator (backpressure). */
-  async #deliver({ offset, results, cursor }) {
-    const batch = Object.freeze({ results, offset, cursor });
+  /**
+   * Through the same delivery as a lone poller: onBatch, then the iterator (backpressure). As
+   * there, a batch taken at once counts as delivered before what its callback did (a stop()
+   * in onBatch keeps it); one whose promise is pending when the tab stops does not.
+   */
+  #deliver({ offset, results, cursor }) {
     const end = offset + results.length;
+    const done = { type: "delivered", offset: end, cursor };
+    const failed = (cause) => ({ type: "deliveryFailed", error: callbackFailed(offset, end, cause) });
+    let taken;
     try {
-      await this.#delivery.batch(batch);
-      this.#send({ type: "delivered", offset: end, cursor });
+      taken = this.#delivery.batch(Object.freeze({ results, offset, cursor }));
     } catch (cause) {
-      this.#send({ type: "deliveryFailed", error: callbackFailed(offset, end, cause) });
+      return this.#events.unshift(failed(cause));
     }
+    if (!taken) return this.#events.unshift(done); // handled next, before what the callback sent
+    return taken.then(() => this.#send(done), (cause) => this.#send(failed(cause)));
   }
 
   #tell({ role, tabs }) {
