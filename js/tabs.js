@@ -236,7 +236,12 @@ class SharedPoller {
       batch: (batch) => this.#polled(poller, batch),
       status: (run) => poller === this.#poller && this.#send({ type: "polledStatus", run }),
     };
-    const poller = new this.#Wasm(options, receiver);
+    let poller;
+    try {
+      poller = new this.#Wasm(options, receiver);
+    } catch (error) {
+      return this.#events.push({ type: "pollEnded", error }); // a budget the wasm refuses: this tab's end
+    }
     this.#poller = poller;
     const ended = (outcome) => {
       if (this.#poller === poller) this.#poller = null;
