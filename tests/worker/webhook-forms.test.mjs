@@ -5,22 +5,25 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
+import { manualClock } from "../../sim/index.js";
 import { startWorker } from "./worker-fixture.mjs";
 
 const { forms } = JSON.parse(readFileSync(new URL("../webhook-forms.json", import.meta.url), "utf8"));
 const withJob = (payload, jobUid) => ({ ...payload, job_uid: jobUid });
 
 let w;
+// The simulator's clock moves only when a test says so: the runs stay "running" at the API.
+const clock = manualClock(Date.now());
 before(async () => {
   // POLL_INTERVAL_MS 0: between webhooks only cron ticks step a run, so a step is the webhook's doing.
-  w = await startWorker({ bindings: { POLL_INTERVAL_MS: "0" } });
+  w = await startWorker({ bindings: { POLL_INTERVAL_MS: "0" }, sim: { clock } });
 });
 after(() => w.close());
 
 test("every form of the table: end events are accepted, the others ignored", async () => {
   const { jobUid } = w.sim.createJob({ rows: 20, durationMs: 60000, pageSize: 10 });
-  await w.track(jobUid);
-  await w.quiet(jobUid);
+  const token = await w.track(jobUid);
+  await w.untilRun(jobUid, token, (run) => run.status === "running", "the first step stored");
   for (const { name, kind, payload } of forms) {
     const res = await w.webhook(withJob(payload, jobUid));
     const acts = kind === "succeeded" || kind === "failed";
@@ -31,7 +34,7 @@ test("every form of the table: end events are accepted, the others ignored", asy
 test("a failure webhook's own text reaches the run's error when the API gives none", async () => {
   const { jobUid } = w.sim.createJob({ rows: 20, durationMs: 60000, pageSize: 10, outcome: "stopped" });
   const token = await w.track(jobUid);
-  await w.quiet(jobUid);
+  await w.untilRun(jobUid, token, (run) => run.status === "running", "the first step stored");
   w.sim.finish(jobUid, "stopped");
   const failure = forms.find((f) => f.kind === "failed" && f.error === "quota exceeded");
   const res = await w.webhook(withJob(failure.payload, jobUid));
