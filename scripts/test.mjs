@@ -21,7 +21,7 @@ function filesIn(dir, pattern) {
 }
 
 const wasmTestTargets = () => filesIn("tests", /^wasm_.*\.rs$/).map((f) => path.basename(f, ".rs"));
-const nodeTestFiles = () => [...filesIn("tests", /\.test\.mjs$/), ...filesIn(path.join("tests", "package"), /\.test\.mjs$/)];
+const nodeTestFiles = () => [...filesIn("tests", /\.test\.mjs$/), ...filesIn(path.join("tests", "package"), /\.test\.mjs$/), ...filesIn(path.join("tests", "cli"), /\.test\.mjs$/)];
 const workerTestFiles = () => filesIn(path.join("tests", "worker"), /\.test\.mjs$/);
 const leakTestFiles = () => filesIn(path.join("tests", "leaks"), /\.test\.mjs$/);
 const demoTestFiles = () => filesIn(path.join("tests", "demo"), /\.test\.mjs$/);
