@@ -308,7 +308,7 @@ export class TabProtocol {
       const total = this.#log.end;
       const outcome = summary ? { summary } : { error };
       if (this.role === "leader") this.#post({ type: "end", outcome: outcomeToWire(outcome), total });
-      this.#outcome ??= { outcome, total };
+      this.#outcome = { outcome, total }; // what this tab read itself is what it delivers
       return this.#progress();
     }
     // This tab's own limit or failure: it ends here, and the lock goes to the next tab. The
