@@ -211,5 +211,12 @@ export function createApi({ glue, instantiate, source, sync = false, share = () 
     }
   }
 
-  return { JobPoller, preload: () => preload().then(() => undefined), pollStep, scheduleWorkflow };
+  /** The crate's one webhook classifier (src/api/webhook.rs); synchronous (a browser preloads first). */
+  function classifyWebhook(payload, jobUid) {
+    const module = loadedNow();
+    if (!module) throw failure ?? failed("not loaded yet (call preload() first)");
+    return module.classifyWebhook(payload, jobUid);
+  }
+
+  return { JobPoller, preload: () => preload().then(() => undefined), pollStep, scheduleWorkflow, classifyWebhook };
 }

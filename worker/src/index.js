@@ -5,7 +5,7 @@ import { readBody } from "./body.js";
 import { ConfigError, connection, secret, settings } from "./config.js";
 import { registryOf, trackerOf } from "./registry.js";
 import { isRunId, route } from "./routes.js";
-import { webhookEvent, webhookHint } from "./webhook-events.js";
+import { webhookEvent } from "./webhook-events.js";
 
 export { Registry } from "./registry.js";
 export { RunTracker } from "./run-tracker.js";
@@ -91,8 +91,9 @@ async function webhook(request, env) {
   // Created and unknown events are acknowledged (so Captain Data does not retry) and change nothing.
   const event = webhookEvent(body);
   if (event === null) return json(200, { job_uid: jobUid, state: "ignored" });
-  // An end event is a hint to step now; the run ends when the API's own status says so.
-  const state = await trackerOf(env, jobUid).webhook(webhookHint(jobUid, event, body));
+  // An end event is a hint to step now; the run ends when the API's own status says so. The
+  // body goes to pollStep as received: the package classifies it again, the same way.
+  const state = await trackerOf(env, jobUid).webhook(body);
   // An untracked or finished run is acknowledged too, so Captain Data does not retry it.
   return json(state === "accepted" ? 202 : 200, { job_uid: jobUid, state });
 }
