@@ -101,7 +101,8 @@ export function requestsFor(sim, jobUid) {
 // `timeoutMs`) from before it is sent until its body is read, and a poller between polls holds
 // its sleep: so "asleep between polls" and "nothing left to do" are conditions on the timers
 // the package has pending, not durations. Timers are told apart by who arms them (the package's
-// files in dist/ and pkg/), so the simulator's and node:test's own timers do not count.
+// files in dist/ and pkg/, the frame that calls setTimeout), so the simulator's, node:test's and
+// the tests' own timers do not count, even those armed from a callback the package calls.
 const PACKAGE_CODE = /\/(dist|pkg)\/[\w.-]+\.js/;
 const realSetTimeout = globalThis.setTimeout;
 const realClearTimeout = globalThis.clearTimeout;
@@ -118,8 +119,13 @@ function timersChanged() {
     for (const recheck of [...timerWaiters]) recheck();
   });
 }
+/** Whether the caller of `setTimeout` is the package's code (not code the package called back, like a test's onBatch). */
+function armedByPackage() {
+  const caller = (new Error().stack ?? "").split("\n")[3] ?? "";
+  return PACKAGE_CODE.test(caller);
+}
 globalThis.setTimeout = function setTimeout(fn, ms, ...rest) {
-  if (!PACKAGE_CODE.test(new Error().stack ?? "")) return realSetTimeout(fn, ms, ...rest);
+  if (!armedByPackage()) return realSetTimeout(fn, ms, ...rest);
   const id = realSetTimeout(
     (...args) => {
       pendingTimers.delete(id);
@@ -185,18 +191,27 @@ export function until(check, { sim, timeoutMs = 30000, what = "a condition" } = 
 }
 
 /**
- * Resolves once the poller of `jobUid` sleeps between polls: it has made requests, the simulator
- * answered every one, and the package holds timers none of which is a request's timeout
- * (`requestTimeoutMs`, FAST's by default): nothing is in flight, the next read waits on a sleep.
+ * Resolves once the poller of `jobUid` sleeps between polls: it has made requests (more than
+ * `since`, an index in the job's log), the simulator answered every one, and the package holds
+ * timers none of which is a request's timeout (`requestTimeoutMs`, FAST's by default) and one of
+ * which is at least `minSleepMs` long: nothing is in flight, the next read waits on a sleep.
  */
-export function waitForIdle(sim, jobUid, { requestTimeoutMs = FAST.timeoutMs, timeoutMs } = {}) {
+export function waitForIdle(sim, jobUid, { since = 0, minSleepMs = 0, requestTimeoutMs = FAST.timeoutMs, timeoutMs } = {}) {
   const asleep = () => {
     const log = requestsFor(sim, jobUid);
     const timers = packageTimers();
-    return log.length > 0 && log.every((e) => e.status !== null) && timers.length > 0 && !timers.includes(requestTimeoutMs);
+    return (
+      log.length > since &&
+      log.every((e) => e.status !== null) &&
+      !timers.includes(requestTimeoutMs) &&
+      timers.some((ms) => ms >= minSleepMs)
+    );
   };
   return until(asleep, { sim, timeoutMs, what: `the poller of ${jobUid} asleep between polls` });
 }
+
+/** Resolves after the microtasks queued so far (and those they queue) have run: a webhook or a stop() has been acted on. */
+export const afterMicrotasks = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Asserts the job receives no request after a terminal outcome: waits until the package holds no
