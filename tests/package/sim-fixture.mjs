@@ -224,9 +224,10 @@ export async function assertSilentAfter(sim, jobUid, { timeoutMs = 10000 } = {})
   await until(() => packageTimers().length === 0 && requestsFor(sim, jobUid).every((e) => e.status !== null), {
     sim,
     timeoutMs,
-    what: `the package to hold no timer after ${jobUid}'s end (pending: ${packageTimers().join(", ") || "none"} ms)`,
+    what: `the package to hold no timer after ${jobUid}'s end`,
   }).catch((e) => {
-    throw new Error(`${e.message}; requests since the end: ${requestsFor(sim, jobUid).length - before}`);
+    const left = `timers pending: ${packageTimers().join(", ")} ms; requests since the end: ${requestsFor(sim, jobUid).length - before}`;
+    throw new Error(`${e.message} (${left})`);
   });
   const afterwards = requestsFor(sim, jobUid);
   assert.equal(afterwards.length, before, `requests after the end: ${JSON.stringify(afterwards.slice(before))}`);
