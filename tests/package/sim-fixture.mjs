@@ -214,6 +214,16 @@ export function waitForIdle(sim, jobUid, { since = 0, minSleepMs = 0, requestTim
 export const afterMicrotasks = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
+ * Resolves once the package holds no timer at all: no sleep that could wake a poller, no request
+ * in flight, so nothing left that could send one (a poller that goes on polling never gets here).
+ */
+export function untilQuiet({ sim, timeoutMs = 10000, what = "the package to hold no timer" } = {}) {
+  return until(() => packageTimers().length === 0, { sim, timeoutMs, what }).catch((e) => {
+    throw new Error(`${e.message} (timers pending: ${packageTimers().join(", ")} ms)`);
+  });
+}
+
+/**
  * Asserts the job receives no request after a terminal outcome: waits until the package holds no
  * timer at all (no sleep that could wake it, no request in flight: nothing left that could send
  * one), then checks that the simulator saw nothing since the call. A poller that goes on polling
