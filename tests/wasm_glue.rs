@@ -36,7 +36,7 @@ function changed() {
   turn(() => { queued = false; for (const recheck of [...waiters]) recheck(); });
 }
 globalThis.setTimeout = function setTimeout(fn, ms, ...rest) {
-  if (!/wasm:\/\//.test(new Error().stack ?? "")) return realSetTimeout(fn, ms, ...rest);
+  if (!(new Error().stack ?? "").includes("wasm-function[")) return realSetTimeout(fn, ms, ...rest);
   const id = realSetTimeout((...args) => { pendingTimers.delete(id); changed(); return fn(...args); }, ms, ...rest);
   pendingTimers.add(id);
   changed();

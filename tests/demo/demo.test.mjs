@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startDemoServer } from "../../scripts/start.mjs";
 import { startSimServer } from "../../sim/server.mjs";
-import { launchBrowser, outputPath, rowIds, shownRowIds, startSimulatedRun, waitForState, watchConsole } from "./browser-fixture.mjs";
+import { launchBrowser, outputPath, rowIds, shownRowIds, startSimulatedRun, trackPackageTimers, untilPackageQuiet, waitForState, watchConsole } from "./browser-fixture.mjs";
 
 let demo;
 let browser;
@@ -15,30 +15,6 @@ after(async () => {
   await browser?.close();
   await demo?.close();
 });
-
-/**
- * In the page: the package's pending timers, told apart by the frame that arms them (its /js/
- * and /pkg/ files). Every request it sends holds one (its timeout) and a poller between polls
- * its sleep, so "nothing left that could send a request" is none pending: a condition.
- */
-function trackPackageTimers() {
-  const packageCode = /\/(js|pkg)\/[\w.-]+\.js/;
-  const realSetTimeout = window.setTimeout;
-  const realClearTimeout = window.clearTimeout;
-  const pending = new Set();
-  window.__packageTimers = pending;
-  window.setTimeout = function setTimeout(fn, ms, ...rest) {
-    const caller = (new Error().stack ?? "").split("\n")[2] ?? "";
-    if (!packageCode.test(caller)) return realSetTimeout(fn, ms, ...rest);
-    const id = realSetTimeout((...args) => (pending.delete(id), fn(...args)), ms, ...rest);
-    pending.add(id);
-    return id;
-  };
-  window.clearTimeout = function clearTimeout(id) {
-    pending.delete(id);
-    return realClearTimeout(id);
-  };
-}
 
 async function openDemo() {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -175,7 +151,7 @@ test("All Inputs Failed: the page says what happened and what to do; no request 
   assert.ok(await page.locator("#error").isVisible());
   const seen = demo.sim.stats(jobUid).log.length;
   // No sleep left that could wake the poller, no request in flight: nothing can follow.
-  await page.waitForFunction(() => window.__packageTimers.size === 0, null, { timeout: 10000 });
+  await untilPackageQuiet(page);
   const log = demo.sim.stats(jobUid).log;
   assert.equal(log.length, seen, `requests after the error: ${JSON.stringify(log.slice(seen))}`);
   assert.equal(await page.locator("#resume").isDisabled(), true, "nothing to resume after All Inputs Failed");
