@@ -105,7 +105,7 @@ pub(super) struct State {
     batch_after_ms: u64,
     /// A read brought more rows than the count said: reads do not wait for it (`lag.rs`).
     count_behind: bool,
-    /// Reads one tick before a batch is due left before the count is seen behind.
+    /// Reads before a batch is due (probes) left before the count is seen behind.
     probes_left: u32,
     status_seen: bool,
     last_run: Option<RunInfo>,

@@ -4,10 +4,14 @@
 //! Captain Data processes inputs in batches, so rows come in bursts at a steady pace, and
 //! `row_count` may trail them. A status-guided tick reads the results when the count moved;
 //! when a read brings more rows than the count said, the count is behind and rows would wait
-//! for it. From then on the results are also read on the ticks within one interval of the
-//! next batch, as the pace of the batches found so far puts it, whatever the count says.
-//! Before any such sign, a few ticks read the results one interval before a batch is due
-//! (probes): a count that trails by an interval or more is caught there.
+//! for it. From then on the results are also read on the ticks where the next batch is due
+//! by the pace of the batches found so far (from one period after the last read that found
+//! nothing, to one interval after the expected time), whatever the count says; once the count
+//! announces rows before a read found them, it has caught up and is waited for again.
+//!
+//! Two signs of a trailing count are looked for at little cost: the page of a running run
+//! that delivered nothing yet is read on every tick (empty, it costs a few bytes), and, a few
+//! times ([`PROBES`]), the results are read in the two intervals before a batch is due.
 
 use crate::engine::Poller;
 
