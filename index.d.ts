@@ -31,20 +31,34 @@ export declare const FINAL_ERROR_CODES: readonly ErrorCode[];
 export declare function isFinalError(error: unknown): boolean;
 
 /**
- * A terminal error: an `Error` whose `name` is `"CaptainDataError"`.
- * `start()` rejects with it and `onError` receives it.
+ * A terminal error, a class exported by every entry (`err instanceof CaptainDataError` works):
+ * `start()` rejects with it, `onError` receives it, `pollStep` returns it in `error`,
+ * `scheduleWorkflow` rejects with it. A bad option is a `TypeError` instead.
  */
-export interface CaptainDataError extends Error {
-  name: "CaptainDataError";
+export declare class CaptainDataError extends Error {
+  constructor(code: ErrorCode, message: string, options?: { status?: number; runStatus?: string; cause?: unknown });
+  readonly name: "CaptainDataError";
   /** Stable, matchable kind. */
-  code: ErrorCode;
+  readonly code: ErrorCode;
   /** The HTTP status that caused it, when there was one. */
-  status?: number;
+  readonly status?: number;
   /** The last run status seen, when any. */
-  runStatus?: string;
-  /** For `ABORTED` through an `AbortSignal`: `signal.reason`. */
-  cause?: unknown;
+  readonly runStatus?: string;
+  /**
+   * The JS value behind it, when there is one: `signal.reason` (`ABORTED`); what `onBatch` or
+   * the iterator's consumer threw (`CALLBACK_FAILED`); what `fetch` threw or rejected with on
+   * the last request (a network error, a CORS refusal: `RETRIES_EXHAUSTED`, `NETWORK_ERROR`);
+   * why the module did not load (`LOAD_FAILED`).
+   */
+  readonly cause?: unknown;
 }
+
+/**
+ * Starts loading the WebAssembly module now (it otherwise loads on the first `start()`,
+ * `pollStep` or `scheduleWorkflow`). Rejects with `LOAD_FAILED`; a later call tries again.
+ * In Node and workerd the module loads synchronously on first use; this loads it now.
+ */
+export declare function preload(): Promise<void>;
 
 /** Run statuses of Captain Data v3; an unknown one is passed through (and is not terminal). */
 export type RunStatusValue =
@@ -57,46 +71,68 @@ export type RunStatusValue =
   | "stopped"
   | (string & {});
 
+/** A result row as the API sends it; give `JobPoller<Row>` your own row type. */
+export type DefaultRow = Record<string, unknown>;
+
 /** New rows of the run, in order, each delivered once. Frozen. */
-export interface Batch {
+export interface Batch<Row = DefaultRow> {
   /** The new rows, as parsed from the API (never re-serialised). */
-  readonly results: readonly any[];
+  readonly results: readonly Row[];
   /** Position of `results[0]` among all the run's results. */
   readonly offset: number;
   /** Resume token after this batch: save it once the rows are processed. */
   readonly cursor: string;
 }
 
-/** What `onStatus` receives when the run's status or counts change. Frozen. */
+/**
+ * What `onStatus` receives when the run's status or counts change (and on every read while it
+ * is paused). Frozen. Fields the API did not send are `null`.
+ */
 export interface RunStatus {
+  /** The run's `status` as the API spells it (`finished`/`warning`/`completed` are success; `shutdown`/`stopped` failure). */
   readonly status: RunStatusValue;
+  /** `row_count`: outputs the API counts so far. It can lag the results: the poller never stops on it. */
   readonly rowCount: number | null;
+  /** `total_row_count`, as the API reports it. */
   readonly totalRowCount: number | null;
+  /** `number_inputs`: inputs of the run. */
   readonly numberInputs: number | null;
+  /** `error_message`, when the API gives a non-empty one ("All Inputs Failed" ends the poll with `ALL_INPUTS_FAILED`). */
   readonly errorMessage: string | null;
+  /** The run's `name`. */
   readonly name: string | null;
+  /** The run's `uid` (the `jobUid`). */
   readonly uid: string | null;
+  /** The workflow it is a run of (`workflow_uid`). */
   readonly workflowUid: string | null;
+  /** `start_time`, as the API sends it. */
   readonly startTime: string | null;
+  /** `finish_time`, as the API sends it (`null` while running). */
   readonly finishTime: string | null;
-  /** While the run is `paused`: how long this poller has seen it paused, in ms. */
+  /** While the run is `paused`: how long this poller has seen it paused, in ms (absent otherwise). */
   readonly pausedForMs?: number;
 }
 
-/** What `start()` resolves with and `onComplete` receives (once). Frozen. */
+/**
+ * What `start()` resolves with: `onComplete` receives it (once) when the run succeeded; after
+ * `stop()` its `status` is `"stopped"` and no callback is called. Frozen.
+ */
 export interface Summary {
-  /** `"finished"` or `"warning"`. */
+  /** The run's final status (`"finished"`, `"warning"` or `"completed"`), or `"stopped"` after `stop()`. */
   readonly status: RunStatusValue;
-  /** Rows delivered, including those before a resume from `cursor`. */
+  /**
+   * Rows delivered (their `onBatch` returned or its promise fulfilled), including those before
+   * a resume from `cursor`. `0` for a poller stopped before the module loaded.
+   */
   readonly totalResults: number;
   /** Requests this poller sent (tabs sharing a poller: those of the tab that led at the end). */
   readonly requests: number;
-  /** Retries this poller made. */
+  /** Retries this poller made (429, 5xx, timeouts, network errors, malformed bodies). */
   readonly retries: number;
-  /** Time from `start()` to completion. */
+  /** Time from `start()` to the end, in ms. */
   readonly durationMs: number;
-  /** Final resume token. */
-  readonly cursor: string;
+  /** Resume token after the last delivered row (the given `cursor` if none was and the module never loaded). */
+  readonly cursor: string | undefined;
 }
 
 /** This tab's part in a poller shared by the tabs of an origin (see `shareAcrossTabs`). */
@@ -157,11 +193,20 @@ export interface Connection {
  */
 export type ReadMode = "status" | "every-tick";
 
-/** Options of {@link JobPoller}. Validated up front: a bad one throws a `TypeError` naming it. */
-export interface JobPollerOptions extends Connection {
+/**
+ * Options of {@link JobPoller}. A bad one is a `TypeError` naming it: the callbacks are checked
+ * by the constructor; the others by the constructor once the module is loaded (always in Node
+ * and workerd, in a browser from the second poller on or after `preload()`), else by `start()`,
+ * which then rejects with it.
+ */
+export interface JobPollerOptions<Row = DefaultRow> extends Connection {
   /** The run to poll. */
   jobUid: string;
-  /** Cadence in ms of the reads while the run is going (one tick per interval), jittered by up to ±5 %. @default 10000 */
+  /**
+   * Cadence in ms of the reads while the run is going (one tick per interval), jittered by up to
+   * ±5 %. At least 1000 unless `baseUrl` is on localhost, 127.0.0.1 or [::1] (a simulator).
+   * @default 10000
+   */
   intervalMs?: number;
   /**
    * While the page is hidden, results are polled no faster than this; `Infinity` pauses
@@ -186,15 +231,19 @@ export interface JobPollerOptions extends Connection {
   rowKey?: string;
   /** Seed of the backoff and cadence jitter (deterministic tests). @default a random seed per poller */
   seed?: number;
-  /** New rows, in order. May return a promise: the next poll waits for it (backpressure). */
-  onBatch?: (batch: Batch) => void | Promise<void>;
+  /**
+   * New rows, in order. May return a promise: the next poll waits for it (backpressure). If it
+   * throws or its promise rejects, the poll ends with `CALLBACK_FAILED` (`cause` = what it
+   * threw) and `poller.cursor` stays before that batch: a poller resumed from it gets the batch again.
+   */
+  onBatch?: (batch: Batch<Row>) => void | Promise<void>;
   /** The run's status or counts changed. */
   onStatus?: (run: RunStatus) => void;
-  /** Once, on success. */
+  /** Once, on success (not after `stop()`). */
   onComplete?: (summary: Summary) => void;
-  /** Once, on failure: the same error `start()` rejects with. */
+  /** Once, on failure: the same error `start()` rejects with (not after `stop()`). */
   onError?: (error: CaptainDataError) => void;
-  /** A callback threw or its promise rejected (never fatal). @default console.error */
+  /** `onStatus`, `onComplete` or `onError` threw or its promise rejected (never fatal). @default console.error */
   onCallbackError?: (error: unknown, name: string) => void;
   /**
    * Tabs of one origin polling the same `baseUrl` and `jobUid` share one poller: one tab (the
@@ -225,16 +274,33 @@ export interface WebhookPayload {
   [key: string]: unknown;
 }
 
-/** Polls one run and hands new rows to `onBatch` (or the async iterator) as they appear. */
-export declare class JobPoller implements AsyncIterable<Batch> {
-  /** @throws {TypeError} naming the first invalid option. */
-  constructor(options: JobPollerOptions);
-  /** Starts polling. Resolves with the summary, rejects with a {@link CaptainDataError}. Calling it twice returns the same promise. */
+/**
+ * Polls one run and hands new rows to `onBatch` (or the async iterator) as they appear.
+ * Constructing it sends nothing and, in a browser, loads nothing: the module loads on `start()`.
+ */
+export declare class JobPoller<Row = DefaultRow> implements AsyncIterable<Batch<Row>> {
+  /** @throws {TypeError} naming the first invalid option (see {@link JobPollerOptions} for when each is checked). */
+  constructor(options: JobPollerOptions<Row>);
+  /**
+   * Loads the module if needed, then polls. Resolves with the summary (`status: "stopped"` after
+   * `stop()`), rejects with a {@link CaptainDataError} (`LOAD_FAILED` when the module could not
+   * be loaded) or a `TypeError` for a bad option. A poller runs once: calling it again returns
+   * the same promise; to go on after a stop, create a poller with `cursor: poller.cursor`.
+   */
   start(): Promise<Summary>;
-  /** Stops at once (idempotent): no request after it; `start()` rejects with `ABORTED`. A leader's stop hands the polling to another tab. */
+  /**
+   * Stops at once, quietly (idempotent): no request after it; `start()` resolves with a
+   * `"stopped"` summary; neither `onError` nor `onComplete` is called. A batch whose `onBatch`
+   * promise is still pending is not counted: the cursor stays before it. A leader's stop hands
+   * the polling to another tab.
+   */
   stop(): void;
-  /** Resume token after the last delivered batch. Holds no secret. */
-  readonly cursor: string;
+  /**
+   * Resume token after the last delivered batch. Holds no secret. In a browser, before the
+   * module has loaded, it is the `cursor` option (`undefined` when none was given: a poller
+   * given `cursor: undefined` starts at the beginning).
+   */
+  readonly cursor: string | undefined;
   /** `"leader"` or `"follower"` while tabs share this poller, `"alone"` otherwise. */
   readonly role: PollerRole;
   /**
@@ -244,8 +310,14 @@ export declare class JobPoller implements AsyncIterable<Batch> {
    * @throws {TypeError} for another job's payload.
    */
   webhookReceived(payload: WebhookPayload): void;
-  /** The same batches as `onBatch`; starts the poller; waits for the consumer; `break` stops the poller. */
-  [Symbol.asyncIterator](): AsyncIterator<Batch>;
+  /**
+   * The same batches as `onBatch`; starts the poller and waits for the consumer: a batch counts
+   * as delivered when the loop asks for the next one. Leaving the loop (`break`, `return`, a
+   * throw) stops the poller with the cursor before the batch the loop was on (save
+   * `batch.cursor` to keep one you broke after); a throw propagates out of the loop as usual.
+   * `iterator.throw(error)` ends the poll with `CALLBACK_FAILED`.
+   */
+  [Symbol.asyncIterator](): AsyncIterator<Batch<Row>>;
   /** Releases the wasm memory of this object (a running poll keeps going). */
   free(): void;
 }
@@ -269,9 +341,9 @@ export interface PollStepOptions extends Connection {
 }
 
 /** The outcome of one step. Frozen. */
-export interface StepResult {
+export interface StepResult<Row = DefaultRow> {
   /** New rows of this step, in order. */
-  readonly results: readonly any[];
+  readonly results: readonly Row[];
   /** Pass to the next step. */
   readonly cursor: string;
   /** The last run status seen (`"unknown"` before the first status read). */
@@ -284,8 +356,8 @@ export interface StepResult {
   readonly requests: number;
 }
 
-/** One bounded round; only invalid options reject (with a `TypeError`). */
-export declare function pollStep(options: PollStepOptions): Promise<StepResult>;
+/** One bounded round; only invalid options (a `TypeError`) and `LOAD_FAILED` reject. */
+export declare function pollStep<Row = DefaultRow>(options: PollStepOptions): Promise<StepResult<Row>>;
 
 /** What {@link scheduleWorkflow} resolves with. */
 export interface Scheduled {

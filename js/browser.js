@@ -1,11 +1,27 @@
-// Pages (<script type="module">), Web Workers and bundlers (Vite resolves the .wasm URL).
-import init, { JobPoller as WasmJobPoller, pollStep, scheduleWorkflow } from "../pkg/captaindata_poller.js";
-import { withIterator } from "./extras.js";
-import { shareAcrossTabs } from "./tabs.js";
+// Pages (<script type="module">), Web Workers and bundlers. Importing this file loads nothing:
+// the .wasm is fetched on first use (start(), pollStep, scheduleWorkflow) or by preload(), so
+// the page renders without waiting for it, and keeps working if it cannot be loaded.
+import init, * as glue from "../pkg/captaindata_poller.js";
+import { createApi } from "./poller.js";
+import { shareAcrossTabs, sharingRole } from "./tabs.js";
 
-await init(); // fetches ../pkg/captaindata_poller_bg.wasm next to the glue
+// A literal `new URL(…, import.meta.url)`: bundlers (Vite, webpack, esbuild) copy the file.
+const WASM_URL = new URL("../pkg/captaindata_poller_bg.wasm", import.meta.url);
+
+/** Fetches the module ourselves, so a 404 reads "HTTP 404", not a compile error. */
+async function fetchWasm() {
+  const response = await fetch(WASM_URL);
+  if (!response.ok) throw new Error(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
+  return response;
+}
+
 // Tabs of one origin polling the same run share one poller (js/tabs.js).
-const JobPoller = withIterator(shareAcrossTabs(WasmJobPoller));
-
+export const { JobPoller, preload, pollStep, scheduleWorkflow } = createApi({
+  glue,
+  instantiate: () => init({ module_or_path: fetchWasm() }),
+  source: WASM_URL.href,
+  share: shareAcrossTabs,
+  roleOf: sharingRole,
+});
+export { CaptainDataError } from "./errors.js";
 export { ERROR_CODES, FINAL_ERROR_CODES, isFinalError } from "./error-codes.js";
-export { JobPoller, pollStep, scheduleWorkflow };

@@ -2,6 +2,9 @@
 // bindings and the CLI report is a `CaptainDataError`, so `err instanceof CaptainDataError`
 // works whichever entry made it.
 
+/** The message of every ABORTED error (the same as ABORTED_TEXT in src/engine/mod.rs). */
+export const ABORTED_TEXT = "aborted by the AbortSignal";
+
 /** A terminal error with a stable `code` (one of ERROR_CODES), `status`, `runStatus`, `cause`. */
 export class CaptainDataError extends Error {
   constructor(code, message, { status, runStatus, cause } = {}) {
@@ -11,6 +14,11 @@ export class CaptainDataError extends Error {
     if (status !== undefined) this.status = status;
     if (runStatus !== undefined) this.runStatus = runStatus;
   }
+}
+
+/** ABORTED, `cause` = the signal's reason: what an aborted AbortSignal rejects with. */
+export function abortedError(reason) {
+  return new CaptainDataError("ABORTED", ABORTED_TEXT, { cause: reason });
 }
 
 /**

@@ -19,54 +19,39 @@
 //   webhook {payload}                           a follower relays webhookReceived() to the leader
 //   bye     {from}                              a tab stopped (tab counts)
 
+import { abortedError } from "./errors.js";
+
 const DEFAULT_BASE_URL = "https://api.captaindata.co/v3";
 const noop = () => {};
 
 /**
- * Wraps the wasm `JobPoller` class: same members, plus `role` and the options
- * `shareAcrossTabs` and `onRoleChange`. Without Web Locks or BroadcastChannel (or with
- * `shareAcrossTabs: false`) the wasm poller is used as it is, with the role "alone".
+ * The sharing hook of the public JobPoller (js/poller.js): a shared poller for `options`, or
+ * null (no Web Locks or BroadcastChannel, or `shareAcrossTabs: false`) when the lone wasm
+ * poller is used. Rows and statuses go to `delivery` (js/delivery.js); the public class
+ * reports the outcome.
  */
-export function shareAcrossTabs(Inner) {
-  return class JobPoller {
-    #impl;
-
-    constructor(options) {
-      const poller = new Inner(options); // validates every option of the wasm poller; inert until start()
-      // Where this tab's rows start (the row after its cursor): it takes shared rows from there.
-      const offset = wantsSharing(options) ? poller._offset : null;
-      this.#impl = offset === null ? poller : new TabShare(Inner, options, poller, offset);
-    }
-
-    /** `"leader"`, `"follower"` or `"alone"`. */
-    get role() {
-      return this.#impl instanceof TabShare ? this.#impl.role : "alone";
-    }
-
-    get cursor() {
-      return this.#impl.cursor;
-    }
-
-    start() {
-      return this.#impl.start();
-    }
-
-    stop() {
-      this.#impl.stop();
-    }
-
-    webhookReceived(payload) {
-      this.#impl.webhookReceived(payload);
-    }
-
-    _setBatchSink(sink) {
-      this.#impl._setBatchSink(sink);
-    }
-
-    free() {
-      this.#impl.free();
-    }
+export function shareAcrossTabs(options, { WasmJobPoller, delivery }) {
+  // The wasm poller with callbacks given as options (how this layer builds its pollers).
+  function Inner(opts) {
+    return new WasmJobPoller(opts, { batch: (batch) => opts.onBatch?.(batch), status: (run) => opts.onStatus?.(run) });
+  }
+  if (!wantsSharing(options)) return null;
+  const probe = new Inner(options); // validates every option of the wasm poller; inert until start()
+  // Where this tab's rows start (the row after its cursor): it takes shared rows from there.
+  const routed = {
+    ...options,
+    onBatch: (batch) => delivery.batch(batch),
+    onStatus: (run) => delivery.status(run),
+    onComplete: undefined,
+    onError: undefined,
+    onCallbackError: (error, name) => delivery.report(error, name),
   };
+  return new TabShare(Inner, routed, probe, probe._offset);
+}
+
+/** Checks the two options of this layer; the role of a poller until it is built. */
+export function sharingRole(options) {
+  return wantsSharing(options) ? "follower" : "alone";
 }
 
 /** Checks the two options of this layer; true when this runtime can share a poller. */
@@ -98,14 +83,8 @@ function channelName({ baseUrl = DEFAULT_BASE_URL, jobUid }) {
   return `captaindata-poller/1 ${base} ${jobUid}`;
 }
 
-/** The terminal error for a stop or an aborted signal, shaped like the wasm poller's. */
-function abortError(cause) {
-  const error = new Error("stopped by the user");
-  error.name = "CaptainDataError";
-  error.code = "ABORTED";
-  if (cause !== undefined) error.cause = cause;
-  return error;
-}
+/** The terminal error for a stop (reported as stopped by js/poller.js) or an aborted signal. */
+const abortError = abortedError;
 
 /** An outcome as it crosses the channel: Error objects lose `code` in a structured clone. */
 function toWire({ summary, error }) {

@@ -1,10 +1,14 @@
-// Cloudflare Workers (workerd): the runtime compiles an imported .wasm into a module.
+// Cloudflare Workers (workerd): the runtime compiles an imported .wasm into a module; it is
+// instantiated synchronously on first use (no work at module scope).
 import wasmModule from "../pkg/captaindata_poller_bg.wasm";
-import { initSync, JobPoller, pollStep, scheduleWorkflow } from "../pkg/captaindata_poller.js";
-import { alone, withIterator } from "./extras.js";
+import * as glue from "../pkg/captaindata_poller.js";
+import { createApi } from "./poller.js";
 
-initSync({ module: wasmModule });
-withIterator(alone(JobPoller));
-
+export const { JobPoller, preload, pollStep, scheduleWorkflow } = createApi({
+  glue,
+  instantiate: () => glue.initSync({ module: wasmModule }),
+  source: "the bundled captaindata_poller_bg.wasm",
+  sync: true,
+});
+export { CaptainDataError } from "./errors.js";
 export { ERROR_CODES, FINAL_ERROR_CODES, isFinalError } from "./error-codes.js";
-export { JobPoller, pollStep, scheduleWorkflow };

@@ -17,4 +17,4 @@ mod wasm;
 mod runtime;
 
 #[cfg(target_arch = "wasm32")]
-pub use wasm::{poll_step, schedule_workflow, JobPoller};
+pub use wasm::{poll_step, schedule_workflow, JobPoller, Receiver};

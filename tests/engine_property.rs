@@ -81,6 +81,11 @@ struct Plan {
     /// (its next page is not linked yet): only reading a full tail again finds the rest.
     late_next: bool,
     stop_at: Option<u64>,
+    /// The stop at `stop_at` is the `AbortSignal` (ABORTED), not `stop()` (a summary).
+    abort: bool,
+    /// The consumer fails this percentage of batches (CALLBACK_FAILED), up to three times;
+    /// each time a poller resumed from the cursor must deliver that batch again.
+    consumer_fail_pct: u64,
     /// Webhooks of every kind, at any time (before the end too: a webhook is only a hint).
     webhooks: Vec<(u64, WebhookKind)>,
     resume_pct: u64,
@@ -236,6 +241,11 @@ fn plan() -> impl Strategy<Value = Plan> {
             no_count: no_count && !missing_results,
             late_next,
             stop_at,
+            abort: seed % 2 == 1,
+            consumer_fail_pct: match seed % 4 {
+                0 => seed % 20,
+                _ => 0,
+            },
             webhooks,
             resume_pct,
             max_requests,
@@ -251,6 +261,7 @@ fn plan() -> impl Strategy<Value = Plan> {
             plan.max_requests = Some(plan.max_requests.unwrap_or(10).max(3));
             plan.max_duration = Some(plan.max_duration.unwrap_or(20_000).clamp(5_000, TICK_MS));
             plan.stop_at = None;
+            plan.consumer_fail_pct = 0;
         }
         plan
     })
@@ -499,6 +510,7 @@ fn check(plan: &Plan, tally: &mut BTreeMap<&'static str, u32>) -> Result<(), Str
     let label = match &outcomes.terminal {
         Some(Action::Complete(_)) => "complete",
         Some(Action::Fail(error)) => error.code.as_str(),
+        Some(Action::Stopped(_)) => "stopped",
         _ => "unfinished",
     };
     *tally.entry(label).or_default() += 1;
@@ -548,11 +560,20 @@ fn check(plan: &Plan, tally: &mut BTreeMap<&'static str, u32>) -> Result<(), Str
                 ));
             }
         }
+        Some(Action::Stopped(summary)) => {
+            if plan.stop_at.is_none() || plan.abort {
+                return Err("stopped without a stop()".into());
+            }
+            if summary.total_results != outcomes.delivered.len() as u64 {
+                let n = summary.total_results;
+                return Err(format!("stopped summary counts {n} rows"));
+            }
+        }
         Some(Action::Fail(error)) => {
             let allowed = match error.code {
                 ErrorCode::JobFailed => outcomes.delivered == all,
                 ErrorCode::AllInputsFailed => plan.end == End::AllInputsFailed,
-                ErrorCode::Aborted => plan.stop_at.is_some(),
+                ErrorCode::Aborted => plan.stop_at.is_some() && plan.abort,
                 ErrorCode::BudgetExhausted => plan.max_requests.is_some() && !plan.step_mode,
                 ErrorCode::Timeout => !plan.step_mode,
                 ErrorCode::RetriesExhausted | ErrorCode::BadResponse => plan.fault_pct > 0,
@@ -591,7 +612,11 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
     let mut started = now;
     let mut webhooks = plan.webhooks.clone();
     webhooks.sort_by_key(|w| w.0);
-    let (mut stopped, mut hooked) = (false, 0);
+    let (mut stopped, mut hooked, mut consumer_failures) = (false, 0, 0);
+    let stop = match plan.abort {
+        true => Event::Abort,
+        false => Event::Stop,
+    };
     let mut rows: Vec<u64> = vec![];
     for _ in 0..200_000 {
         if let Some(max) = plan.max_duration.filter(|_| !poller.is_terminal()) {
@@ -615,7 +640,7 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
         let mut events_until = |poller: &mut Poller, now: &mut u64, until: u64| -> bool {
             let mut due: Vec<(u64, Event)> = vec![];
             if let Some(t) = plan.stop_at.filter(|&t| !stopped && t <= until) {
-                due.push((t, Event::Stop));
+                due.push((t, stop.clone()));
             }
             while let Some(&(t, kind)) = webhooks.get(hooked).filter(|w| w.0 <= until) {
                 due.push((t, Event::Webhook(webhook(kind))));
@@ -625,7 +650,7 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
             let any = !due.is_empty();
             for (t, event) in due {
                 *now = (*now).max(t);
-                stopped |= event == Event::Stop;
+                stopped |= event == stop;
                 poller.handle(event, *now);
             }
             any
@@ -672,6 +697,20 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
                 let Some(new) = rows.get(batch.start..batch.end) else {
                     return Err(format!("batch {batch:?} outside a page of {}", rows.len()));
                 };
+                if consumer_failures < 3 && rng.below(100) < plan.consumer_fail_pct {
+                    // The consumer failed to take the rows: they must come again.
+                    consumer_failures += 1;
+                    poller.handle(Event::BatchFailed, now);
+                    match poller.next_action(now) {
+                        Action::Fail(e) if e.code == ErrorCode::CallbackFailed => {}
+                        other => return Err(format!("{other:?} after a failed batch")),
+                    }
+                    let cursor = poller.cursor();
+                    poller =
+                        Poller::new(plan.config(), Some(&cursor), now).map_err(|e| e.message)?;
+                    started = now;
+                    continue;
+                }
                 out.delivered.extend_from_slice(new);
                 out.delivered_at.resize(out.delivered.len(), now);
                 poller.handle(Event::BatchDone, now);
@@ -698,7 +737,7 @@ fn simulate(plan: &Plan) -> Result<Outcomes, String> {
                     return Ok(out);
                 }
             }
-            Action::Complete(_) | Action::Fail(_) => {
+            Action::Complete(_) | Action::Fail(_) | Action::Stopped(_) => {
                 let requests = poller.requests();
                 poller.handle(Event::TimerFired, now);
                 poller.handle(

@@ -7,8 +7,8 @@ use captaindata_poller::api::{
     classify_webhook, retry_hint, Outcome, Page, RetryHint, RunInfo, Webhook, WebhookKind,
 };
 use captaindata_poller::engine::{
-    Action, Config, ErrorCode, Event, FetchRequest, PollError, Poller, ReadMode, RequestKind,
-    RetryPolicy, SleepReason, Summary, QUIET_TICKS,
+    Action, Batch, Config, ErrorCode, Event, FetchRequest, PollError, Poller, ReadMode,
+    RequestKind, RetryPolicy, SleepReason, Summary, ABORTED_TEXT, QUIET_TICKS,
 };
 
 const BASE: &str = "https://api.captaindata.co/v3";
@@ -177,8 +177,8 @@ fn drive_hooked(
                 log.delivered
                     .extend_from_slice(&rows[batch.start..batch.end]);
                 log.delivered_at.resize(log.delivered.len(), log.now);
-                log.cursors.push(poller.cursor());
                 poller.handle(Event::BatchDone, log.now);
+                log.cursors.push(poller.cursor());
             }
             Action::Status { run, paused_for_ms } => {
                 log.statuses.push(run.status);
@@ -188,7 +188,7 @@ fn drive_hooked(
                 log.yielded = true;
                 return log;
             }
-            Action::Complete(summary) => {
+            Action::Complete(summary) | Action::Stopped(summary) => {
                 log.complete = Some(summary);
                 return log;
             }
@@ -323,12 +323,13 @@ fn resume_mid_page_from_a_cursor_neither_repeats_nor_loses_rows() {
                 );
             }
             Action::Emit(batch) if batch.offset > 0 => {
+                first.handle(Event::BatchDone, 0);
                 cursor = Some(first.cursor());
                 first.handle(Event::Stop, 0);
             }
             Action::Emit(_) => first.handle(Event::BatchDone, 0),
-            Action::Fail(e) => {
-                assert_eq!(e.code, ErrorCode::Aborted);
+            Action::Stopped(summary) => {
+                assert_eq!(summary.status, "stopped");
                 break;
             }
             _ => {}
@@ -527,11 +528,12 @@ fn stop_mid_request_ignores_the_late_answer() {
     let Action::Fetch(req) = poller.next_action(0) else {
         panic!("fetch first")
     };
-    poller.handle(Event::Stop, 5);
+    poller.handle(Event::Abort, 5);
     let Action::Fail(error) = poller.next_action(5) else {
         panic!("abort")
     };
     assert_eq!(error.code, ErrorCode::Aborted);
+    assert_eq!(error.message, ABORTED_TEXT);
     let outcome = page(0..3, None).outcome;
     respond(&mut poller, &req, outcome, 6);
     assert_eq!(poller.next_action(6), Action::Idle);
@@ -554,15 +556,116 @@ fn stop_mid_sleep_sends_nothing_more() {
     ));
     poller.handle(Event::Stop, 2);
     poller.handle(Event::TimerFired, 3);
-    assert!(matches!(
-        poller.next_action(3),
-        Action::Fail(PollError {
-            code: ErrorCode::Aborted,
-            ..
-        })
-    ));
+    let Action::Stopped(summary) = poller.next_action(3) else {
+        panic!("a stop() is not an error")
+    };
+    assert_eq!(summary.status, "stopped");
+    assert_eq!((summary.requests, summary.retries), (1, 1));
     assert_eq!(poller.next_action(4), Action::Idle);
     assert_eq!(poller.requests(), 1);
+}
+
+/// Runs `poller` to its first batch and returns it (its delivery not yet confirmed).
+fn first_batch(poller: &mut Poller, rows: std::ops::Range<u64>) -> Batch {
+    for _ in 0..20 {
+        match poller.next_action(0) {
+            Action::Fetch(req) => {
+                let reply = match req.kind {
+                    RequestKind::Results => page(rows.clone(), None),
+                    RequestKind::Run => run("running", rows.end),
+                };
+                respond(poller, &req, reply.outcome, 0);
+            }
+            Action::Emit(batch) => return batch,
+            Action::Status { .. } => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    panic!("no batch")
+}
+
+#[test]
+fn a_failed_batch_ends_with_callback_failed_and_keeps_the_cursor_before_it() {
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let start = poller.cursor();
+    let batch = first_batch(&mut poller, 0..3);
+    assert_eq!(poller.cursor(), start, "not confirmed yet");
+    assert_ne!(
+        poller.cursor_after_batch(),
+        start,
+        "the batch carries the cursor after it"
+    );
+    poller.handle(Event::BatchFailed, 1);
+    let Action::Fail(error) = poller.next_action(1) else {
+        panic!("CALLBACK_FAILED")
+    };
+    assert_eq!(error.code, ErrorCode::CallbackFailed);
+    assert!(error.message.contains("rows 0..3"), "{}", error.message);
+    assert_eq!(poller.cursor(), start);
+    assert_eq!(poller.delivered(), 0);
+    // A poller resumed from the cursor delivers the same rows again.
+    let mut again = Poller::new(config(), Some(&poller.cursor()), 2).unwrap();
+    assert_eq!(first_batch(&mut again, 0..3), batch);
+    again.handle(Event::BatchDone, 3);
+    assert_eq!(again.delivered(), 3);
+    assert_eq!(again.cursor(), again.cursor_after_batch());
+}
+
+#[test]
+fn a_stop_while_a_batch_is_pending_leaves_it_unconfirmed() {
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    first_batch(&mut poller, 0..3);
+    poller.handle(Event::Stop, 1);
+    poller.handle(Event::BatchDone, 1); // too late: the stop came first
+    let Action::Stopped(summary) = poller.next_action(1) else {
+        panic!("stopped")
+    };
+    assert_eq!(summary.total_results, 0);
+    assert_eq!(poller.delivered(), 0);
+}
+
+#[test]
+fn a_fetch_that_threw_fails_at_once_without_retrying() {
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let Action::Fetch(req) = poller.next_action(0) else {
+        panic!("fetch first")
+    };
+    respond(&mut poller, &req, Outcome::NotSent, 1);
+    let Action::Fail(error) = poller.next_action(1) else {
+        panic!("no retry")
+    };
+    assert_eq!(error.code, ErrorCode::NetworkError);
+    assert_eq!(poller.requests(), 1);
+}
+
+#[test]
+fn a_404_names_its_path_and_a_base_url_without_version() {
+    let not_found = |base: &str| {
+        let config = Config::new(base, "job-1").unwrap();
+        let mut poller = Poller::new(config, None, 0).unwrap();
+        let Action::Fetch(req) = poller.next_action(0) else {
+            panic!("fetch first")
+        };
+        respond(
+            &mut poller,
+            &req,
+            http(404, None, Some("Not found")).outcome,
+            1,
+        );
+        let Action::Fail(error) = poller.next_action(1) else {
+            panic!("NOT_FOUND")
+        };
+        assert_eq!(error.code, ErrorCode::NotFound);
+        error.message
+    };
+    let versioned = not_found(BASE);
+    assert_eq!(versioned, "HTTP 404: Not found (GET /v3/jobs/job-1)");
+    let bare = not_found("https://api.captaindata.co");
+    assert!(
+        bare.starts_with("HTTP 404: Not found (GET /jobs/job-1; "),
+        "{bare}"
+    );
+    assert!(bare.contains("no version segment"), "{bare}");
 }
 
 #[test]
@@ -1564,6 +1667,7 @@ fn a_cursor_saved_during_the_drain_reads_a_full_tail_once_more() {
                 respond(&mut first, &req, reply.outcome, 1_000);
             }
             Action::Emit(_) => {
+                first.handle(Event::BatchDone, 1_000);
                 cursor = Some(first.cursor());
                 break;
             }

@@ -96,3 +96,11 @@ fn the_worker_and_the_demo_use_the_shared_list() {
         }
     }
 }
+
+#[test]
+fn the_aborted_message_is_one_text() {
+    // js/errors.js makes ABORTED itself when the signal aborts before the module has loaded.
+    let js = read("js/errors.js");
+    let text = quoted(&js, "export const ABORTED_TEXT =", ";");
+    assert_eq!(text, [captaindata_poller::engine::ABORTED_TEXT]);
+}

@@ -1,13 +1,14 @@
 //! The wasm glue as a user sees it, in Node and in headless Chromium (same bodies):
 //! stopping cancels timers and requests, the global (or injected) `fetch` is used,
-//! bad options throw a `TypeError` naming them, callbacks get frozen batches.
+//! bad options throw a `TypeError` naming them, the receiver gets frozen batches and a
+//! failing one ends the poll with CALLBACK_FAILED.
 //!
 //! Node:     CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 //!           cargo test --target wasm32-unknown-unknown --test wasm_glue
 //! Chromium: add WASM_BINDGEN_USE_BROWSER=1 CHROMEDRIVER=/usr/bin/chromedriver
 #![cfg(target_arch = "wasm32")]
 
-use captaindata_poller::{poll_step, JobPoller};
+use captaindata_poller::{poll_step, JobPoller, Receiver};
 use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -43,19 +44,31 @@ export function callAt(api, i) { return api.calls[i]; }
 export function allSignalsAborted(api) { return api.signals.every((s) => s.aborted); }
 export function swapGlobalFetch(fn) { const old = globalThis.fetch; globalThis.fetch = fn; return old; }
 export function pause(ms) { return new Promise((resolve) => setTimeout(resolve, ms)); }
-export function recorder() {
-  const seen = { batches: [], errors: [] };
-  seen.onBatch = (batch) => { seen.batches.push(batch); };
-  seen.throwing = () => { throw new Error("boom"); };
-  seen.onCallbackError = (error, name) => { seen.errors.push(name + ": " + error.message); };
+// A receiver (js/delivery.js's role) that records batches and statuses; `failAt`: the
+// batch (by count) whose delivery throws, or rejects when `async`.
+export function recorder(failAt, async) {
+  const seen = { batches: [], statuses: [], calls: 0 };
+  seen.batch = (batch) => {
+    seen.calls += 1;
+    if (seen.calls === failAt) {
+      const error = new Error("boom");
+      if (async) return Promise.reject(error);
+      throw error;
+    }
+    seen.batches.push(batch);
+    return undefined;
+  };
+  seen.status = (run) => { seen.statuses.push(run); };
   return seen;
 }
 export function isFrozen(value) { return Object.isFrozen(value); }
 export function hangingReceiver() {
   const r = { calls: 0 };
-  r.onBatch = () => { r.calls += 1; return new Promise(() => {}); };
+  r.batch = () => { r.calls += 1; return new Promise(() => {}); };
+  r.status = () => {};
   return r;
 }
+export function throwingFetch() { return () => { throw new ReferenceError("fetchh is not defined"); }; }
 export function kindsOf(api) { return api.calls.map((c) => (c.url.endsWith("/results") ? "results" : "run")); }
 export function abortWith(controller, reason) { controller.abort(reason); }
 "#)]
@@ -71,7 +84,9 @@ extern "C" {
     #[wasm_bindgen(js_name = swapGlobalFetch)]
     fn swap_global_fetch(f: &JsValue) -> JsValue;
     fn pause(ms: u32) -> js_sys::Promise;
-    fn recorder() -> JsValue;
+    fn recorder(fail_at: u32, rejects: bool) -> JsValue;
+    #[wasm_bindgen(js_name = throwingFetch)]
+    fn throwing_fetch() -> JsValue;
     #[wasm_bindgen(js_name = isFrozen)]
     fn is_frozen(v: &JsValue) -> bool;
     #[wasm_bindgen(js_name = hangingReceiver)]
@@ -96,6 +111,25 @@ async fn sleep(ms: u32) {
     JsFuture::from(pause(ms)).await.unwrap();
 }
 
+/// A poller delivering to `receiver` (a recorder when `None`).
+fn poller_to(
+    entries: &[(&str, JsValue)],
+    receiver: Option<&JsValue>,
+) -> Result<JobPoller, JsValue> {
+    let seen = receiver.cloned().unwrap_or_else(|| recorder(0, false));
+    JobPoller::new(options(entries), seen.unchecked_into::<Receiver>())
+}
+
+/// A loopback base URL: the fake `fetch` answers, and intervals below a second are allowed.
+const LOCAL: &str = "http://127.0.0.1:9/v3";
+
+/// A poller on [`LOCAL`] delivering to a recorder.
+fn poller(entries: &[(&str, JsValue)]) -> JobPoller {
+    let mut entries = entries.to_vec();
+    entries.push(("baseUrl", LOCAL.into()));
+    poller_to(&entries, None).unwrap()
+}
+
 fn code(error: &JsValue) -> String {
     get(error, "code").as_string().unwrap_or_default()
 }
@@ -103,21 +137,20 @@ fn code(error: &JsValue) -> String {
 #[wasm_bindgen_test]
 async fn stop_during_the_interval_sleep_sends_nothing_more() {
     let api = fake_api("ok", u32::MAX);
-    let poller = JobPoller::new(options(&[
+    let poller = poller(&[
         ("jobUid", "job1".into()),
         ("intervalMs", 200.into()),
         ("fetch", get(&api, "fetch")),
-    ]))
-    .unwrap();
+    ]);
     let done = JsFuture::from(poller.start());
     sleep(60).await; // first results read and status read are done; the poller sleeps
     let before = call_count(&api);
     assert!(before >= 1);
     poller.stop();
     poller.stop(); // idempotent
-    let error = done.await.unwrap_err();
-    assert_eq!(code(&error), "ABORTED");
-    assert_eq!(get(&error, "name"), "CaptainDataError");
+    let summary = done.await.unwrap();
+    assert_eq!(get(&summary, "status"), "stopped", "stop() is not an error");
+    assert_eq!(get(&summary, "cursor"), poller.cursor());
     sleep(400).await; // two intervals: a live timer would have fetched by now
     assert_eq!(call_count(&api), before, "no request after stop()");
 }
@@ -126,12 +159,11 @@ async fn stop_during_the_interval_sleep_sends_nothing_more() {
 async fn abort_during_a_request_rejects_with_aborted_and_the_signal_reason() {
     let api = fake_api("hang", 0);
     let controller = web_abort_controller();
-    let poller = JobPoller::new(options(&[
+    let poller = poller(&[
         ("jobUid", "job1".into()),
         ("signal", get(&controller, "signal")),
         ("fetch", get(&api, "fetch")),
-    ]))
-    .unwrap();
+    ]);
     let done = JsFuture::from(poller.start());
     sleep(20).await;
     assert_eq!(call_count(&api), 1);
@@ -150,17 +182,13 @@ async fn abort_during_a_request_rejects_with_aborted_and_the_signal_reason() {
 #[wasm_bindgen_test]
 async fn stop_during_a_request_aborts_it_and_sends_nothing_more() {
     let api = fake_api("hang", 0);
-    let poller = JobPoller::new(options(&[
-        ("jobUid", "job1".into()),
-        ("fetch", get(&api, "fetch")),
-    ]))
-    .unwrap();
+    let poller = poller(&[("jobUid", "job1".into()), ("fetch", get(&api, "fetch"))]);
     let done = JsFuture::from(poller.start());
     sleep(20).await;
     assert_eq!(call_count(&api), 1);
     poller.stop();
-    let error = done.await.unwrap_err();
-    assert_eq!(code(&error), "ABORTED");
+    let summary = done.await.unwrap();
+    assert_eq!(get(&summary, "status"), "stopped");
     assert!(
         all_signals_aborted(&api),
         "the request in flight was aborted"
@@ -173,13 +201,14 @@ async fn stop_during_a_request_aborts_it_and_sends_nothing_more() {
 async fn stop_while_an_async_on_batch_is_pending_ends_at_once() {
     let api = fake_api("ok", u32::MAX);
     let receiver = hanging_receiver();
-    let poller = JobPoller::new(options(&[
+    let entries = [
         ("jobUid", "job1".into()),
         ("intervalMs", 10.into()),
         ("fetch", get(&api, "fetch")),
-        ("onBatch", get(&receiver, "onBatch")),
-    ]))
-    .unwrap();
+        ("baseUrl", LOCAL.into()),
+    ];
+    let poller = poller_to(&entries, Some(&receiver)).unwrap();
+    let start = poller.cursor();
     let done = JsFuture::from(poller.start());
     sleep(60).await; // the first batch is handed over and never acknowledged
     assert_eq!(get(&receiver, "calls"), 1);
@@ -191,8 +220,18 @@ async fn stop_while_an_async_on_batch_is_pending_ends_at_once() {
         "backpressure: no request while onBatch's promise is pending"
     );
     poller.stop();
-    let error = done.await.unwrap_err();
-    assert_eq!(code(&error), "ABORTED");
+    let summary = done.await.unwrap();
+    assert_eq!(get(&summary, "status"), "stopped");
+    assert_eq!(
+        get(&summary, "totalResults"),
+        0,
+        "the pending batch is not counted"
+    );
+    assert_eq!(
+        poller.cursor(),
+        start,
+        "the cursor stays before the pending batch"
+    );
     sleep(60).await;
     assert_eq!(call_count(&api), before, "no request after stop()");
 }
@@ -200,12 +239,11 @@ async fn stop_while_an_async_on_batch_is_pending_ends_at_once() {
 #[wasm_bindgen_test]
 async fn a_webhook_cuts_the_interval_short_and_the_status_decides_the_end() {
     let api = fake_api("ok", 2);
-    let poller = JobPoller::new(options(&[
+    let poller = poller(&[
         ("jobUid", "job1".into()),
         ("intervalMs", 60_000.into()),
         ("fetch", get(&api, "fetch")),
-    ]))
-    .unwrap();
+    ]);
     let done = JsFuture::from(poller.start());
     sleep(60).await; // a results read and a status read ("running"); then a minute's sleep
     let before = call_count(&api) as usize;
@@ -232,12 +270,11 @@ async fn an_already_aborted_signal_sends_nothing() {
     let api = fake_api("ok", 1);
     let controller = web_abort_controller();
     abort(&controller, "before start");
-    let poller = JobPoller::new(options(&[
+    let poller = poller(&[
         ("jobUid", "job1".into()),
         ("signal", get(&controller, "signal")),
         ("fetch", get(&api, "fetch")),
-    ]))
-    .unwrap();
+    ]);
     let error = JsFuture::from(poller.start()).await.unwrap_err();
     assert_eq!(code(&error), "ABORTED");
     assert_eq!(call_count(&api), 0);
@@ -247,12 +284,11 @@ async fn an_already_aborted_signal_sends_nothing() {
 async fn the_global_fetch_is_used_with_the_credentials_in_headers() {
     let api = fake_api("ok", 1);
     let original = swap_global_fetch(&get(&api, "fetch"));
-    let poller = JobPoller::new(options(&[
+    let poller = poller(&[
         ("jobUid", "job1".into()),
         ("apiKey", "secret-key".into()),
         ("intervalMs", 10.into()),
-    ]))
-    .unwrap();
+    ]);
     let summary = JsFuture::from(poller.start()).await;
     swap_global_fetch(&original);
     let summary = summary.unwrap();
@@ -269,12 +305,11 @@ async fn an_injected_fetch_replaces_the_global_one_and_is_called_unbound() {
     let global = fake_api("ok", 1);
     let injected = fake_api("ok", 1);
     let original = swap_global_fetch(&get(&global, "fetch"));
-    let poller = JobPoller::new(options(&[
+    let poller = poller(&[
         ("jobUid", "job1".into()),
         ("intervalMs", 10.into()),
         ("fetch", get(&injected, "fetch")),
-    ]))
-    .unwrap();
+    ]);
     let summary = JsFuture::from(poller.start()).await;
     swap_global_fetch(&original);
     assert!(summary.is_ok());
@@ -291,7 +326,8 @@ fn bad_options_throw_a_type_error_naming_the_option() {
     let cases: [(&str, JsValue, &str); 6] = [
         ("intervalMs", (-5).into(), "`intervalMs`"),
         ("intervalMs", "10s".into(), "`intervalMs`"),
-        ("onBatch", "append".into(), "`onBatch`"),
+        // Below a second only on loopback (the default baseUrl is the real API).
+        ("intervalMs", 999.into(), "at least 1000 ms"),
         ("jobUid", "../other".into(), "`jobUid`"),
         ("baseUrl", "http://example.com".into(), "`baseUrl`"),
         ("maxRequests", 0.into(), "`maxRequests`"),
@@ -299,12 +335,12 @@ fn bad_options_throw_a_type_error_naming_the_option() {
     for (option, value, named) in cases {
         let mut entries = vec![("jobUid", JsValue::from("job1"))];
         entries.push((option, value));
-        let error = JobPoller::new(options(&entries)).err().unwrap();
+        let error = poller_to(&entries, None).err().unwrap();
         assert!(error.is_instance_of::<js_sys::TypeError>(), "{option}");
         let message = get(&error, "message").as_string().unwrap();
         assert!(message.contains(named), "{option}: {message}");
     }
-    let missing = JobPoller::new(options(&[])).err().unwrap();
+    let missing = poller_to(&[], None).err().unwrap();
     assert!(get(&missing, "message")
         .as_string()
         .unwrap()
@@ -312,17 +348,15 @@ fn bad_options_throw_a_type_error_naming_the_option() {
 }
 
 #[wasm_bindgen_test]
-async fn batches_are_frozen_and_a_throwing_callback_is_reported_not_fatal() {
-    let seen = recorder();
-    let poller = JobPoller::new(options(&[
+async fn batches_and_statuses_reach_the_receiver_frozen() {
+    let seen = recorder(0, false);
+    let entries = [
         ("jobUid", "job1".into()),
         ("intervalMs", 10.into()),
         ("fetch", get(&fake_api("ok", 3), "fetch")),
-        ("onBatch", get(&seen, "onBatch")),
-        ("onStatus", get(&seen, "throwing")),
-        ("onCallbackError", get(&seen, "onCallbackError")),
-    ]))
-    .unwrap();
+        ("baseUrl", LOCAL.into()),
+    ];
+    let poller = poller_to(&entries, Some(&seen)).unwrap();
     let summary = JsFuture::from(poller.start()).await.unwrap();
     assert_eq!(get(&summary, "totalResults"), 3);
     let batches: js_sys::Array = get(&seen, "batches").into();
@@ -332,9 +366,43 @@ async fn batches_are_frozen_and_a_throwing_callback_is_reported_not_fatal() {
         assert_eq!(get(&batch, "offset"), i as u32);
         assert_eq!(js_sys::Array::from(&get(&batch, "results")).length(), 1);
     }
-    let errors: js_sys::Array = get(&seen, "errors").into();
-    assert!(errors.length() >= 1);
-    assert_eq!(errors.get(0), "onStatus: boom");
+    let statuses: js_sys::Array = get(&seen, "statuses").into();
+    assert!(statuses.length() >= 1 && is_frozen(&statuses.get(0)));
+}
+
+#[wasm_bindgen_test]
+async fn a_receiver_that_fails_ends_with_callback_failed_before_that_batch() {
+    for rejects in [false, true] {
+        let seen = recorder(2, rejects);
+        let api = fake_api("ok", u32::MAX);
+        let entries = [
+            ("jobUid", "job1".into()),
+            ("intervalMs", 10.into()),
+            ("fetch", get(&api, "fetch")),
+            ("baseUrl", LOCAL.into()),
+        ];
+        let poller = poller_to(&entries, Some(&seen)).unwrap();
+        let error = JsFuture::from(poller.start()).await.unwrap_err();
+        assert_eq!(code(&error), "CALLBACK_FAILED");
+        assert_eq!(get(&get(&error, "cause"), "message"), "boom");
+        assert_eq!(js_sys::Array::from(&get(&seen, "batches")).length(), 1);
+        assert_eq!(poller.offset(), 1.0, "the failed batch is not counted");
+        let sent = call_count(&api);
+        sleep(50).await;
+        assert_eq!(call_count(&api), sent, "nothing sent after the failure");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_fetch_that_throws_fails_at_once_with_the_error_as_cause() {
+    let poller = poller(&[("jobUid", "job1".into()), ("fetch", throwing_fetch())]);
+    let error = JsFuture::from(poller.start()).await.unwrap_err();
+    assert_eq!(code(&error), "NETWORK_ERROR");
+    let cause = get(&error, "cause");
+    assert!(
+        cause.is_instance_of::<js_sys::ReferenceError>(),
+        "{cause:?}"
+    );
 }
 
 #[wasm_bindgen_test]

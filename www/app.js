@@ -171,11 +171,14 @@ function onComplete(run, summary) {
   finish(run, "completed", `${summary.status} — ${summary.totalResults.toLocaleString("en")} rows`);
 }
 
+/** stop() ends the poll quietly: start() resolves with a "stopped" summary. */
+function onStopped(run) {
+  persist(run, { state: "stopped" });
+  finish(run, "stopped", "stopped — press Resume to continue");
+}
+
 function onError(run, error) {
-  if (error?.code === "ABORTED" && run.stoppedHere) {
-    persist(run, { state: "stopped" });
-    return finish(run, "stopped", "stopped — press Resume to continue");
-  }
+  if (error?.code === "ABORTED" && run.stoppedHere) return onStopped(run);
   if (isFinalError(error)) forgetRun();
   else persist(run, { state: "failed" });
   if (current === run) showError(error);
@@ -242,7 +245,7 @@ function beginRun(saved, restoredRows = []) {
   }
   persist(run, { state: "running" });
   setState("running", "starting…");
-  run.poller.start().catch(() => {}); // onError reports it
+  run.poller.start().then((summary) => summary.status === "stopped" && onStopped(run), () => {}); // onError reports errors
   run.timer = setInterval(() => {
     render();
     if (run.saved.mode === "sim") refreshComparison(run, false);

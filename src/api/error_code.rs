@@ -20,13 +20,14 @@ pub enum ErrorCode {
     /// The server answered something unusable (bad shape, 400/405, foreign or missing
     /// `paging.next`).
     BadResponse,
-    /// Stopped by the user (`stop()` or the `AbortSignal`).
+    /// The user's `AbortSignal` aborted (`stop()` is not an error: it ends with a summary).
     Aborted,
     /// `scheduleWorkflow` only (never retried): 429, the API asked to wait.
     RateLimited,
     /// `scheduleWorkflow` only (never retried): 5xx or 408.
     ServerError,
-    /// `scheduleWorkflow` only (never retried): no response at all (network, CORS).
+    /// No response at all, never retried: a `scheduleWorkflow` request that failed (network,
+    /// CORS), or an injected `fetch` that threw instead of returning a promise.
     NetworkError,
     /// The WebAssembly module could not be fetched or instantiated (about this poller, not the
     /// run: another tab or a later start may succeed).

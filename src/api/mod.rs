@@ -74,6 +74,9 @@ pub enum Outcome {
     Network,
     /// The request exceeded its timeout and was aborted by the glue.
     Timeout,
+    /// The request was never sent: calling `fetch` threw synchronously (a programming error
+    /// in an injected `fetch`, not a network condition). Not retried.
+    NotSent,
     /// 2xx but the body was not JSON or not the expected shape; says what was wrong.
     BadBody(String),
 }

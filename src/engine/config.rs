@@ -60,10 +60,7 @@ pub fn validate_base_url(value: &str) -> Result<String, ConfigError> {
     let Some((host, _)) = host else {
         return Err(error(OPTION, got("a URL with a valid host", value)));
     };
-    let local = matches!(
-        host.to_ascii_lowercase().as_str(),
-        "localhost" | "127.0.0.1" | "[::1]"
-    );
+    let local = is_loopback_host(host);
     if !(scheme == "https" || scheme == "http" && local) {
         let what = "an https URL (http only for localhost, 127.0.0.1 or [::1])";
         return Err(error(OPTION, got(what, value)));
@@ -79,6 +76,64 @@ pub fn validate_base_url(value: &str) -> Result<String, ConfigError> {
         path = shorter;
     }
     Ok(format!("{scheme}://{authority}{path}"))
+}
+
+/// The shortest `intervalMs` against a remote API: faster polling only suits a local
+/// simulator (each tick is at least one request on the user's API budget).
+pub const MIN_REMOTE_INTERVAL_MS: u32 = 1_000;
+
+/// Checks `intervalMs` against the (validated) base URL: below [`MIN_REMOTE_INTERVAL_MS`]
+/// only on loopback (localhost, 127.0.0.1, `[::1]`).
+///
+/// ```
+/// use captaindata_poller::engine::validate_interval;
+/// assert!(validate_interval(10, "http://127.0.0.1:8080/v3").is_ok());
+/// assert!(validate_interval(10, "https://api.captaindata.co/v3").is_err());
+/// assert!(validate_interval(1_000, "https://api.captaindata.co/v3").is_ok());
+/// ```
+pub fn validate_interval(interval_ms: u32, base_url: &str) -> Result<(), ConfigError> {
+    let authority = base_url
+        .split("://")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next());
+    let local = authority
+        .and_then(split_host)
+        .is_some_and(|(host, _)| is_loopback_host(host));
+    if interval_ms >= MIN_REMOTE_INTERVAL_MS || local {
+        return Ok(());
+    }
+    Err(ConfigError {
+        option: "intervalMs",
+        message: "Expected `intervalMs` to be at least 1000 ms against a remote API (less only \
+                  for a baseUrl on localhost, 127.0.0.1 or [::1])"
+            .into(),
+    })
+}
+
+/// True when the (validated) base URL's path ends in a version segment such as `/v3`: a
+/// `baseUrl` without one is the usual cause of a 404 on every path.
+///
+/// ```
+/// use captaindata_poller::engine::has_version_segment;
+/// assert!(has_version_segment("https://api.captaindata.co/v3"));
+/// assert!(!has_version_segment("https://api.captaindata.co"));
+/// assert!(!has_version_segment("https://proxy.example/api"));
+/// ```
+pub fn has_version_segment(base_url: &str) -> bool {
+    let bytes = base_url.as_bytes();
+    // The last segment, after the `//` of the scheme: "v" and digits.
+    let last = bytes.iter().rposition(|&b| b == b'/').unwrap_or(0);
+    let segment = bytes.get(last + 1..).unwrap_or_default();
+    let is_path = bytes.get(last.saturating_sub(1)) != Some(&b'/');
+    matches!(segment, [b'v', digits @ ..] if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit))
+        && is_path
+}
+
+fn is_loopback_host(host: &str) -> bool {
+    matches!(
+        host.to_ascii_lowercase().as_str(),
+        "localhost" | "127.0.0.1" | "[::1]"
+    )
 }
 
 /// `host[:port]` or `[v6][:port]` → (host, port text).

@@ -12,10 +12,12 @@
 //!         Action::Sleep { ms, .. } => { sleep(ms); poller.handle(Event::TimerFired, now) }
 //!             // or, when a webhook comes during the sleep: cancel it, then
 //!             // poller.handle(Event::Webhook(classify_webhook(message, error, event)), now)
-//!         Action::Emit(batch)  => { call onBatch(rows[batch.start..batch.end]); await it; poller.handle(Event::BatchDone, now) }
+//!         Action::Emit(batch)  => { call onBatch(rows[batch.start..batch.end]); await it;
+//!                                   poller.handle(Event::BatchDone, now) (or Event::BatchFailed if it threw) }
 //!         Action::Status { run, paused_for_ms } => call onStatus(run),
 //!         Action::Yield        => return the step (cron mode only),
 //!         Action::Complete(s)  => { onComplete(s); break }
+//!         Action::Stopped(s)   => break, // stop(): not an error
 //!         Action::Fail(e)      => { onError(e); break }
 //!         Action::Idle         => wait for an event,
 //!     }
@@ -34,7 +36,10 @@ mod paging;
 mod poller;
 
 pub use crate::api::ErrorCode;
-pub use config::{validate_base_url, validate_path_segment};
+pub use config::{
+    has_version_segment, validate_base_url, validate_interval, validate_path_segment,
+    MIN_REMOTE_INTERVAL_MS,
+};
 
 /// Identifies one request so that a late answer to an abandoned request is ignored.
 pub type RequestId = u32;
@@ -174,8 +179,9 @@ pub struct PollError {
     pub run_status: Option<String>,
 }
 
-/// The message of every ABORTED error: the poller, a step and `scheduleWorkflow` alike.
-pub const ABORTED_TEXT: &str = "stopped by stop() or the AbortSignal";
+/// The message of every ABORTED error: the poller, a step and `scheduleWorkflow` alike (and
+/// js/errors.js, for an abort while the module loads; tests/error_codes.rs checks the copy).
+pub const ABORTED_TEXT: &str = "aborted by the AbortSignal";
 
 impl PollError {
     /// ABORTED, with no HTTP or run status.
@@ -259,7 +265,8 @@ pub enum Action {
         /// Why (for progress reporting).
         reason: SleepReason,
     },
-    /// Deliver these rows, then report [`Event::BatchDone`] (after an async callback settles).
+    /// Deliver these rows, then report [`Event::BatchDone`] (after an async callback settles)
+    /// or [`Event::BatchFailed`]. Until then [`Poller::cursor`] stays before them.
     Emit(Batch),
     /// The run's status or counts changed, or a status read found the run still paused:
     /// tell `onStatus`.
@@ -276,6 +283,9 @@ pub enum Action {
     Complete(Summary),
     /// Terminal failure (returned once; later calls return [`Action::Idle`]).
     Fail(PollError),
+    /// The user stopped the poller ([`Event::Stop`]): not an error. The summary's status is
+    /// `"stopped"` and it counts only the rows whose delivery was confirmed (returned once).
+    Stopped(Summary),
     /// Nothing to do until an event arrives (request in flight, batch pending, or terminal).
     Idle,
 }
@@ -292,8 +302,13 @@ pub enum Event {
     },
     /// The timer from the last [`Action::Sleep`] fired.
     TimerFired,
-    /// The last [`Action::Emit`] was delivered (its callback returned or its promise settled).
+    /// The last [`Action::Emit`] was delivered (its callback returned or its promise fulfilled):
+    /// the cursor moves past it.
     BatchDone,
+    /// The consumer of the last [`Action::Emit`] failed (a callback threw or its promise
+    /// rejected): the poller fails with CALLBACK_FAILED and the cursor stays before that
+    /// batch, so a poller resumed from it delivers the batch again.
+    BatchFailed,
     /// A webhook for this run arrived (build it with [`crate::api::classify_webhook`]). A hint
     /// to read now, never the proof of the end: only the API's own status ends the run.
     ///
@@ -320,8 +335,13 @@ pub enum Event {
     /// not count toward `retry.retries`); back online, the poller polls at once. The glue
     /// cancels a pending sleep before handing this in.
     Online(bool),
-    /// The user stopped the poller; the next action is `Fail(ABORTED)` and nothing is sent after it.
+    /// The user stopped the poller (`stop()`); the next action is [`Action::Stopped`] and
+    /// nothing is sent after it. A batch being delivered is not confirmed: the cursor stays
+    /// before it.
     Stop,
+    /// The user's `AbortSignal` aborted; the next action is `Fail(ABORTED)` and nothing is
+    /// sent after it. The cursor stays where it was, as for [`Event::Stop`].
+    Abort,
 }
 
 /// The poll state machine. See the module docs for the driving loop.
@@ -384,9 +404,16 @@ impl Poller {
         self.decide(now_ms)
     }
 
-    /// Opaque, JSON-safe resume token: the position after the last delivered row. No secrets.
+    /// Opaque, JSON-safe resume token: the position after the last row whose delivery was
+    /// confirmed ([`Event::BatchDone`]). No secrets.
     pub fn cursor(&self) -> String {
         self.cursor_state().encode()
+    }
+
+    /// The resume token after the batch being delivered ([`Action::Emit`]), for a receiver
+    /// that hands it on with the rows; [`Poller::cursor`] once no batch is pending.
+    pub fn cursor_after_batch(&self) -> String {
+        self.live_cursor().encode()
     }
 
     /// Rows delivered so far, including those before the cursor it started from: the

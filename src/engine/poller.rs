@@ -13,6 +13,7 @@ mod next_page;
 mod pace;
 
 use super::backoff::{Backoff, SplitMix64};
+use super::config::has_version_segment;
 use super::cursor::CursorState;
 use super::origin::origin_prefix;
 use super::{
@@ -24,6 +25,10 @@ use crate::api::{
     Page, RetryHint, RunClass, RunInfo, WebhookKind, NO_RESPONSE_TEXT,
 };
 use pace::JITTER_STREAM;
+
+/// Why a poller whose `fetch` threw ended at once.
+const NOT_SENT_TEXT: &str =
+    "calling fetch threw (a programming error in the injected fetch, not retried; see `cause`)";
 
 /// `setTimeout` takes at most 2^31−1 ms; more wraps to an immediate (busy) timer.
 const MAX_TIMER_MS: u64 = 2_147_483_647;
@@ -51,6 +56,17 @@ enum Next {
     Yield,
     Finish,
     Fail(PollError),
+}
+
+/// What ended the polling from outside the API, before anything else is done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Halt {
+    /// `stop()`: a summary, not an error.
+    Stop,
+    /// The `AbortSignal`: ABORTED.
+    Abort,
+    /// The consumer of a batch failed: CALLBACK_FAILED.
+    BatchFailed,
 }
 
 /// Why polling is winding down: the API's own status said the run is over (never a
@@ -141,7 +157,10 @@ pub(super) struct State {
     next: Next,
     wait: Wait,
     outbox: VecDeque<Action>,
-    stop: bool,
+    /// The position before the batch being delivered: the cursor until its delivery is
+    /// confirmed ([`Event::BatchDone`]), and for good if it never is.
+    unconfirmed: Option<CursorState>,
+    halt: Option<Halt>,
     done: bool,
     next_id: RequestId,
     requests: u32,
@@ -216,7 +235,8 @@ impl State {
             next: Next::Fetch(first),
             wait: Wait::Nothing,
             outbox: VecDeque::new(),
-            stop: false,
+            unconfirmed: None,
+            halt: None,
             done: false,
             next_id: 1,
             requests: 0,
@@ -243,9 +263,13 @@ impl Poller {
             return;
         }
         match event {
-            Event::Stop => s.stop = true,
+            Event::Stop => _ = s.halt.get_or_insert(Halt::Stop),
+            Event::Abort => _ = s.halt.get_or_insert(Halt::Abort),
+            Event::BatchFailed if s.wait == Wait::Batch => {
+                _ = s.halt.get_or_insert(Halt::BatchFailed);
+            }
             Event::Response { id, outcome } => {
-                if s.stop
+                if s.halt.is_some()
                     || s.wait != Wait::Request(id, RequestKind::Results)
                         && s.wait != Wait::Request(id, RequestKind::Run)
                 {
@@ -258,11 +282,14 @@ impl Poller {
                 self.on_outcome(kind, outcome, now_ms);
             }
             Event::TimerFired if s.wait == Wait::Timer => s.wait = Wait::Nothing,
-            Event::BatchDone if s.wait == Wait::Batch => s.wait = Wait::Nothing,
+            Event::BatchDone if s.wait == Wait::Batch && s.halt.is_none() => {
+                s.wait = Wait::Nothing;
+                s.unconfirmed = None;
+            }
             Event::Webhook(hook) => self.on_webhook(hook, now_ms),
             Event::Hidden(hidden) => self.on_hidden(hidden, now_ms),
             Event::Online(online) => self.on_online(online, now_ms),
-            Event::TimerFired | Event::BatchDone => {}
+            Event::TimerFired | Event::BatchDone | Event::BatchFailed => {}
         }
     }
 
@@ -271,9 +298,8 @@ impl Poller {
         if s.done || s.wait == Wait::Over {
             return Action::Idle;
         }
-        if s.stop {
-            let error = self.error(ErrorCode::Aborted, ABORTED_TEXT.into(), None);
-            return self.terminate(Action::Fail(error));
+        if let Some(halt) = s.halt {
+            return self.halted(halt, now_ms);
         }
         if let Some(action) = s.outbox.pop_front() {
             if s.outbox.is_empty() {
@@ -301,7 +327,16 @@ impl Poller {
         }
     }
 
+    /// The position after the last confirmed batch.
     pub(super) fn cursor_state(&self) -> CursorState {
+        match &self.state.unconfirmed {
+            Some(before) => before.clone(),
+            None => self.live_cursor(),
+        }
+    }
+
+    /// The position after the rows handed out so far.
+    pub(super) fn live_cursor(&self) -> CursorState {
         let s = &self.state;
         let terminal = s.ending.as_ref().map(|ending| match ending {
             Ending::Succeeded(status) => (true, status.clone()),
@@ -429,6 +464,23 @@ impl Poller {
         }
     }
 
+    fn halted(&mut self, halt: Halt, now_ms: u64) -> Action {
+        let action = match halt {
+            Halt::Stop => Action::Stopped(self.summary("stopped".into(), now_ms)),
+            Halt::Abort => Action::Fail(self.error(ErrorCode::Aborted, ABORTED_TEXT.into(), None)),
+            Halt::BatchFailed => {
+                let from = self.delivered();
+                let to = self.state.offset;
+                let text = format!(
+                    "the consumer of rows {from}..{to} (onBatch or the iterator) failed; the \
+                     cursor stays before them: a poller resumed from it delivers them again"
+                );
+                Action::Fail(self.error(ErrorCode::CallbackFailed, text, None))
+            }
+        };
+        self.terminate(action)
+    }
+
     fn terminate(&mut self, action: Action) -> Action {
         self.state.done = true;
         self.state.outbox.clear();
@@ -470,6 +522,8 @@ impl Poller {
             (_, Outcome::Network) => {
                 self.on_transient(kind, NO_RESPONSE_TEXT.into(), None, false, None, now_ms)
             }
+            // A programming error, not a network condition: retrying cannot help.
+            (_, Outcome::NotSent) => self.fail(ErrorCode::NetworkError, NOT_SENT_TEXT.into(), None),
             (_, Outcome::Timeout) => {
                 self.on_transient(kind, "request timeout".into(), None, false, None, now_ms)
             }
@@ -517,9 +571,26 @@ impl Poller {
                 self.on_transient(kind, label, None, true, Some(status), now_ms)
             }
             Disposition::Fail(code) => {
-                let text = http_error_text(status, message.as_deref());
+                let mut text = http_error_text(status, message.as_deref());
+                if status == 404 {
+                    text = self.not_found_text(kind, &text);
+                }
                 self.fail(code, text, Some(status));
             }
+        }
+    }
+
+    /// A 404 names the path it came from and, when `baseUrl` has no version segment (the
+    /// usual mistake), says so.
+    fn not_found_text(&self, kind: RequestKind, text: &str) -> String {
+        let url = self.url(kind);
+        let path = url
+            .get(origin_prefix(self.config.base_url()).len()..)
+            .unwrap_or("");
+        let base = self.config.base_url();
+        match has_version_segment(base) {
+            true => format!("{text} (GET {path})"),
+            false => format!("{text} (GET {path}; baseUrl {base} has no version segment: the API's is https://api.captaindata.co/v3)"),
         }
     }
 
@@ -574,6 +645,10 @@ impl Poller {
             .count();
         let start = s.skip.max(repeated);
         if page.len > start {
+            s.skip = start;
+            let before = self.live_cursor();
+            let s = &mut self.state;
+            s.unconfirmed = Some(before);
             let batch = Batch {
                 start,
                 end: page.len,
@@ -583,6 +658,7 @@ impl Poller {
             s.offset += (page.len - start) as u64;
             s.poll_rows += (page.len - start) as u64;
         }
+        let s = &mut self.state;
         s.skip = start.max(page.len);
         if repeated < page.len {
             // The run of repeated rows is over: the previous page's keys cannot matter again.

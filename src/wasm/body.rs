@@ -26,6 +26,9 @@ pub struct Read {
     pub rows: Option<Array>,
     /// The parsed body of a good run body (it feeds `onStatus`).
     pub run: Option<JsValue>,
+    /// What `fetch` threw or rejected with, when there was no response: the `cause` of the
+    /// error it may lead to.
+    pub failure: Option<JsValue>,
 }
 
 /// What `answer` to a request of `kind` tells the engine.
@@ -36,7 +39,8 @@ pub fn read(answer: Answer, kind: RequestKind, row_key: Option<&str>) -> Read {
             hints,
             body,
         } => (status, hints, body),
-        Answer::Network => return failed(Outcome::Network),
+        Answer::Network(error) => return Read::failure(Outcome::Network, error),
+        Answer::NotSent(error) => return Read::failure(Outcome::NotSent, error),
         Answer::Timeout => return failed(Outcome::Timeout),
     };
     if !(200..300).contains(&status) {
@@ -53,6 +57,7 @@ pub fn read(answer: Answer, kind: RequestKind, row_key: Option<&str>) -> Read {
                 outcome: Outcome::Run(info),
                 rows: None,
                 run: Some(body),
+                failure: None,
             },
             Err(why) => failed(why),
         },
@@ -84,6 +89,16 @@ fn failed(outcome: Outcome) -> Read {
         outcome,
         rows: None,
         run: None,
+        failure: None,
+    }
+}
+
+impl Read {
+    fn failure(outcome: Outcome, error: JsValue) -> Read {
+        Read {
+            failure: Some(error),
+            ..failed(outcome)
+        }
     }
 }
 
@@ -104,6 +119,7 @@ fn results(body: &JsValue, row_key: Option<&str>) -> Read {
         outcome: Outcome::Results(page),
         rows: Some(rows),
         run: None,
+        failure: None,
     }
 }
 

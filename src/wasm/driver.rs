@@ -18,13 +18,14 @@ use super::body;
 use super::fetch::{self, Connection};
 use super::interrupt::{self, Interrupt, Interrupter, Interrupts};
 use crate::api::RunInfo;
-use crate::engine::{Action, Event, FetchRequest, PollError, Poller, Summary};
+use crate::engine::{Action, ErrorCode, Event, FetchRequest, PollError, Poller, Summary};
 
 /// Where the loop's rows and statuses go: the callbacks of a `JobPoller`, or the rows of a
 /// `pollStep` round.
 pub trait Delivery {
     /// Hands over new rows (a fresh JS array); the loop waits for the returned future, so a
-    /// slow consumer slows the poller down (backpressure).
+    /// slow consumer slows the poller down (backpressure). `Err` = what the consumer threw:
+    /// the poll ends with CALLBACK_FAILED, the cursor before these rows.
     /// `cursor` gives the resume token after these rows, for a receiver that hands it on
     /// (encoding it is left to those that do).
     fn batch(
@@ -32,7 +33,7 @@ pub trait Delivery {
         rows: Array,
         offset: u64,
         cursor: &dyn Fn() -> String,
-    ) -> LocalBoxFuture<'_, ()>;
+    ) -> LocalBoxFuture<'_, Result<(), JsValue>>;
     /// The run's status or counts changed; `body` is the run body it was read from.
     fn status(&self, run: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue);
 }
@@ -43,6 +44,8 @@ pub enum End {
     Yield,
     /// Terminal success.
     Complete(Summary),
+    /// `stop()`: not an error.
+    Stopped(Summary),
     /// Terminal failure.
     Fail(PollError),
 }
@@ -55,6 +58,9 @@ pub struct Session {
     interrupter: Interrupter,
     /// Taken by the loop when it starts.
     interrupts: RefCell<Option<Interrupts>>,
+    /// The JS value behind the last failure: what a consumer threw, or what `fetch` threw or
+    /// rejected with on the last request (none once a response came).
+    cause: RefCell<Option<JsValue>>,
 }
 
 /// Milliseconds since the Unix epoch: the engine's clock.
@@ -72,6 +78,7 @@ impl Session {
             signal,
             interrupter,
             interrupts: RefCell::new(Some(interrupts)),
+            cause: RefCell::new(None),
         }
     }
 
@@ -95,14 +102,19 @@ impl Session {
         self.engine.borrow().config().job_uid().into()
     }
 
-    /// The signal's `reason` once it has aborted: the `cause` of an ABORTED error.
-    pub fn abort_reason(&self) -> Option<JsValue> {
-        let signal = self.signal.as_ref()?;
-        signal.aborted().then(|| signal.reason())
+    /// The `cause` of a terminal error with `code`: the signal's `reason` for ABORTED, else
+    /// the JS value behind the last failure (see [`Session::cause`]).
+    pub fn cause(&self, code: ErrorCode) -> Option<JsValue> {
+        match (code, &self.signal) {
+            (ErrorCode::Aborted, Some(signal)) => signal.aborted().then(|| signal.reason()),
+            (ErrorCode::Aborted, None) => None,
+            _ => self.cause.borrow().clone(),
+        }
     }
 
     /// Ends the loop at once (the request in flight is aborted, the timer cleared); the
-    /// engine then fails with ABORTED. Idempotent; before the start it makes the start end.
+    /// engine then ends with a "stopped" summary. Idempotent; before the start it makes the
+    /// start end.
     pub fn stop(&self) {
         self.interrupter.send(Interrupt::Stop);
     }
@@ -129,7 +141,7 @@ impl Session {
         };
         let _listener = match &self.signal {
             Some(signal) if signal.aborted() => {
-                self.stop();
+                self.interrupter.send(Interrupt::Abort);
                 None
             }
             Some(signal) => Some(self.interrupter.on_abort(signal)),
@@ -137,8 +149,10 @@ impl Session {
         };
         let mut io = Io::default();
         loop {
-            if interrupts.stopped() {
-                self.handle(Event::Stop);
+            match interrupts.halt() {
+                Some(Interrupt::Abort) => self.handle(Event::Abort),
+                Some(_) => self.handle(Event::Stop),
+                None => {}
             }
             match self.next_action() {
                 Action::Fetch(request) => self.fetch(request, &mut interrupts, &mut io).await,
@@ -150,9 +164,15 @@ impl Session {
                 }
                 Action::Emit(batch) => {
                     let rows = io.rows(batch.start, batch.end);
-                    let handed = delivery.batch(rows, batch.offset, &|| self.cursor());
-                    if interrupts.until(false, handed).await.is_some() {
-                        self.handle(Event::BatchDone);
+                    let after = || self.engine.borrow().cursor_after_batch();
+                    let handed = delivery.batch(rows, batch.offset, &after);
+                    match interrupts.until(false, handed).await {
+                        Some(Ok(())) => self.handle(Event::BatchDone),
+                        Some(Err(thrown)) => {
+                            self.cause.replace(Some(thrown));
+                            self.handle(Event::BatchFailed);
+                        }
+                        None => {} // stopped: the batch stays unconfirmed
                     }
                 }
                 Action::Status { run, paused_for_ms } => {
@@ -160,6 +180,7 @@ impl Session {
                 }
                 Action::Yield => return End::Yield,
                 Action::Complete(summary) => return End::Complete(summary),
+                Action::Stopped(summary) => return End::Stopped(summary),
                 Action::Fail(error) => return End::Fail(error),
                 Action::Idle => interrupts.next().await,
             }
@@ -172,7 +193,9 @@ impl Session {
         let sent = fetch::send(&self.connection, "GET", url, None, timeout_ms);
         if let Some(answer) = interrupts.until(false, Box::pin(sent)).await {
             let row_key = self.connection.row_key.as_deref();
-            let outcome = io.keep(body::read(answer, request.kind, row_key));
+            let read = body::read(answer, request.kind, row_key);
+            self.cause.replace(read.failure.clone());
+            let outcome = io.keep(read);
             let id = request.id;
             self.handle(Event::Response { id, outcome });
         }

@@ -54,8 +54,11 @@ pub enum Answer {
         /// The parsed body.
         body: Result<JsValue, JsValue>,
     },
-    /// No response at all: `fetch` rejected (connection refused or dropped, CORS…).
-    Network,
+    /// No response at all: `fetch` rejected (connection refused or dropped, CORS…) with
+    /// this value, kept as the `cause` of an error it leads to.
+    Network(JsValue),
+    /// Calling `fetch` threw (a programming error in an injected `fetch`): nothing was sent.
+    NotSent(JsValue),
     /// No answer (or body) within the timeout; the request was aborted.
     Timeout,
 }
@@ -82,19 +85,20 @@ pub async fn send(
     body: Option<&str>,
     timeout_ms: u32,
 ) -> Answer {
-    let Ok(controller) = AbortController::new() else {
-        return Answer::Network;
+    let controller = match AbortController::new() {
+        Ok(controller) => controller,
+        Err(error) => return Answer::NotSent(error),
     };
     let init = RequestInit::new();
     init.set_method(method);
     init.set_signal(Some(&controller.signal()));
     match body {
         Some(body) => match json_headers(&conn.headers) {
-            Some(headers) => {
+            Ok(headers) => {
                 init.set_headers(&headers);
                 init.set_body(&body.into());
             }
-            None => return Answer::Network,
+            Err(error) => return Answer::NotSent(error),
         },
         None => init.set_headers(&conn.headers),
     }
@@ -105,8 +109,9 @@ pub async fn send(
             .map(|value| Promise::resolve(&value)),
         None => global_fetch(url, &init),
     };
-    let Ok(sent) = sent else {
-        return Answer::Network;
+    let sent = match sent {
+        Ok(sent) => sent,
+        Err(error) => return Answer::NotSent(error),
     };
     let mut guard = AbortOnDrop {
         controller: Some(controller),
@@ -123,14 +128,15 @@ pub async fn send(
 
 /// The response, then its JSON body.
 async fn receive(sent: Promise) -> Answer {
-    let Ok(response) = JsFuture::from(sent).await else {
-        return Answer::Network;
+    let response = match JsFuture::from(sent).await {
+        Ok(response) => response,
+        Err(error) => return Answer::Network(error),
     };
     // Unchecked: an injected `fetch` may answer any object shaped like a `Response`.
     let response: Response = response.unchecked_into();
     let status = response.status();
     if !(100..1000).contains(&status) {
-        return Answer::Network;
+        return Answer::Network(response.into());
     }
     let headers = response.headers();
     let header = |name: &str| headers.get(name).ok().flatten();
@@ -150,8 +156,8 @@ async fn receive(sent: Promise) -> Answer {
 }
 
 /// A copy of the shared headers with a JSON content type (the shared ones never carry it).
-fn json_headers(headers: &Object) -> Option<Headers> {
-    let copy = Headers::new_with_record_from_str_to_str(headers).ok()?;
-    copy.set("Content-Type", "application/json").ok()?;
-    Some(copy)
+fn json_headers(headers: &Object) -> Result<Headers, JsValue> {
+    let copy = Headers::new_with_record_from_str_to_str(headers)?;
+    copy.set("Content-Type", "application/json")?;
+    Ok(copy)
 }

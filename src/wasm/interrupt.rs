@@ -17,8 +17,10 @@ use web_sys::AbortSignal;
 /// Why a wait is cut short.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Interrupt {
-    /// `stop()` or the signal: end now, nothing is sent after it.
+    /// `stop()`: end now, quietly; nothing is sent after it.
     Stop,
+    /// The signal aborted: end now with ABORTED; nothing is sent after it.
+    Abort,
     /// An outside event for the engine (a webhook, the page hidden or shown, the network
     /// gone or back): a sleep (or an idle wait) ends so the engine can act on it.
     Wake,
@@ -28,7 +30,8 @@ pub enum Interrupt {
 /// in the glue, so a `Cell` does what a channel would.
 #[derive(Default)]
 struct Raised {
-    stop: Cell<bool>,
+    /// The first Stop or Abort: the one that ends the loop.
+    halt: Cell<Option<Interrupt>>,
     wake: Cell<bool>,
     waker: RefCell<Option<Waker>>,
 }
@@ -51,26 +54,30 @@ impl Interrupter {
     /// is remembered for a later start.
     pub fn send(&self, kind: Interrupt) {
         match kind {
-            Interrupt::Stop => self.0.stop.set(true),
             Interrupt::Wake => self.0.wake.set(true),
+            halt => _ = self.0.halt.replace(self.0.halt.get().or(Some(halt))),
         }
         if let Some(waker) = self.0.waker.take() {
             waker.wake();
         }
     }
 
-    /// Raises [`Interrupt::Stop`] when `signal` aborts. The listener is removed when the
+    /// Raises [`Interrupt::Abort`] when `signal` aborts. The listener is removed when the
     /// returned guard is dropped, so a long-lived shared signal keeps nothing of ours alive.
     pub fn on_abort(&self, signal: &AbortSignal) -> EventListener {
         let interrupter = self.clone();
-        EventListener::once(signal, "abort", move |_| interrupter.send(Interrupt::Stop))
+        EventListener::once(signal, "abort", move |_| interrupter.send(Interrupt::Abort))
     }
 }
 
 impl Interrupts {
-    /// `stop()` was called or the signal aborted.
-    pub fn stopped(&self) -> bool {
-        self.0.stop.get()
+    /// `Stop` or `Abort`, once `stop()` was called or the signal aborted.
+    pub fn halt(&self) -> Option<Interrupt> {
+        self.0.halt.get()
+    }
+
+    fn stopped(&self) -> bool {
+        self.halt().is_some()
     }
 
     /// Runs `work` to its end (`Some`), unless a stop comes first, or a wake when

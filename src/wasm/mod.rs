@@ -8,11 +8,11 @@
 //!   [`errors`] and [`payloads`] (what crosses to JS), [`options`] (what comes from JS);
 //! - [`driver`]: the async loop that feeds the engine and performs its actions, with a
 //!   [`driver::Delivery`] saying where rows go;
-//! - the exported API: [`poller`] (`JobPoller`, rows to callbacks), [`step`] (`pollStep`,
-//!   rows in the result) and [`schedule`] (`scheduleWorkflow`).
+//! - the exported API: [`poller`] (`JobPoller`, rows to the JS receiver that calls the
+//!   user's callbacks: js/delivery.js), [`step`] (`pollStep`, rows in the result) and
+//!   [`schedule`] (`scheduleWorkflow`).
 
 mod body;
-mod callbacks;
 mod driver;
 mod errors;
 mod fetch;
@@ -25,6 +25,6 @@ mod schedule;
 mod step;
 mod webhook;
 
-pub use poller::JobPoller;
+pub use poller::{JobPoller, Receiver};
 pub use schedule::schedule_workflow;
 pub use step::poll_step;

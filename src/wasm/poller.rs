@@ -1,14 +1,15 @@
-//! `JobPoller`: the JS class around one [`Session`], delivering to the user's callbacks.
+//! `JobPoller`: the wasm class around one [`Session`], handing rows and statuses to a JS
+//! receiver (js/delivery.js), which calls the user's callbacks. The public `JobPoller` of
+//! the package is the JS class of js/poller.js around this one.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures_util::future::LocalBoxFuture;
-use js_sys::{Array, Function, Promise};
+use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
+use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
-use super::callbacks::Callbacks;
 use super::driver::{now_ms, Delivery, End, Session};
 use super::errors::{config_error, poll_error};
 use super::options::{budgets, common, hidden_interval, object, status_every, timer_ms, Options};
@@ -16,9 +17,21 @@ use super::page;
 use super::payloads::{frozen, Batch, Completion, RunStatus};
 use super::webhook::webhook_event;
 use crate::api::RunInfo;
-use crate::engine::{ErrorCode, PollError, Poller};
+use crate::engine::{validate_interval, PollError, Poller};
 
-// Polls one Captain Data run and hands new rows to `onBatch` as they appear.
+#[wasm_bindgen]
+extern "C" {
+    /// Where a poller's batches and statuses go: a `Delivery` of js/delivery.js.
+    pub type Receiver;
+    /// Hands a batch over; returns `undefined` or a promise; throws what a consumer threw.
+    #[wasm_bindgen(method, catch, js_name = batch)]
+    fn take_batch(this: &Receiver, batch: &JsValue) -> Result<JsValue, JsValue>;
+    /// The run's status or counts changed.
+    #[wasm_bindgen(method, js_name = status)]
+    fn take_status(this: &Receiver, run: &JsValue);
+}
+
+// Polls one Captain Data run and hands new rows to the receiver as they appear.
 //
 // The exported items are documented in index.d.ts, the JS API's reference, and use plain
 // comments here: wasm-bindgen would copy doc comments into the generated JS that every user
@@ -27,102 +40,86 @@ use crate::engine::{ErrorCode, PollError, Poller};
 #[wasm_bindgen]
 pub struct JobPoller {
     session: Rc<Session>,
-    receivers: Rc<Receivers>,
+    receiver: Rc<Receiver>,
     started: RefCell<Option<Promise>>,
 }
 
-/// Where a `JobPoller`'s batches and statuses go.
-struct Receivers {
-    callbacks: Callbacks,
-    /// The async iterator's hand-off (set by js/extras.js).
-    sink: RefCell<Option<Function>>,
-}
-
-impl Delivery for Receivers {
+impl Delivery for Receiver {
     fn batch(
         &self,
         rows: Array,
         offset: u64,
         cursor: &dyn Fn() -> String,
-    ) -> LocalBoxFuture<'_, ()> {
-        Box::pin(self.hand_over(rows, offset, cursor()))
-    }
-
-    fn status(&self, run: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue) {
-        let status = frozen(&RunStatus::new(run, paused_for_ms, body));
-        let on_status = self.callbacks.on_status.as_ref();
-        self.callbacks.notify(on_status, "onStatus", &status);
-    }
-}
-
-impl Receivers {
-    async fn hand_over(&self, rows: Array, offset: u64, cursor: String) {
+    ) -> LocalBoxFuture<'_, Result<(), JsValue>> {
         let batch = frozen(&Batch {
             results: rows.into(),
             offset: offset as f64,
-            cursor,
+            cursor: cursor(),
         });
-        let callbacks = &self.callbacks;
-        let on_batch = callbacks.on_batch.as_ref();
-        callbacks.call_and_wait(on_batch, "onBatch", &batch).await;
-        let sink = self.sink.borrow().clone();
-        callbacks
-            .call_and_wait(sink.as_ref(), "iterator", &batch)
-            .await;
+        let taken = self.take_batch(&batch);
+        Box::pin(async move {
+            match taken? {
+                pending if pending.is_undefined() => Ok(()),
+                pending => JsFuture::from(Promise::from(pending)).await.map(drop),
+            }
+        })
+    }
+
+    fn status(&self, run: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue) {
+        self.take_status(&frozen(&RunStatus::new(run, paused_for_ms, body)));
     }
 }
 
 #[allow(missing_docs)]
 #[wasm_bindgen]
 impl JobPoller {
-    // Validates the options; throws a `TypeError` naming the first bad one.
+    // Validates the options; throws a `TypeError` naming the first bad one. The callbacks
+    // are the receiver's (js/delivery.js checks them).
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue) -> Result<JobPoller, JsValue> {
+    pub fn new(options: JsValue, receiver: Receiver) -> Result<JobPoller, JsValue> {
         let options: Options = object(options, "options")?;
         let mut common = common(&options)?;
         let config = &mut common.config;
         config.interval_ms =
             timer_ms("intervalMs", options.get("intervalMs")?, config.interval_ms)?;
+        validate_interval(config.interval_ms, config.base_url()).map_err(|e| config_error(&e))?;
         config.status_every = status_every(&options, config.status_every)?;
         let hidden = options.get("hiddenIntervalMs")?;
         config.hidden_interval_ms = hidden_interval(hidden, config.hidden_interval_ms)?;
         budgets(&options, "maxDurationMs", config)?;
-        let callbacks = Callbacks::read(&options)?;
         let engine = Poller::new(common.config, common.cursor.as_deref(), now_ms())
             .map_err(|e| config_error(&e))?;
         let session = Session::new(engine, common.connection, common.signal);
         Ok(JobPoller {
             session: Rc::new(session),
-            receivers: Rc::new(Receivers {
-                callbacks,
-                sink: RefCell::new(None),
-            }),
+            receiver: Rc::new(receiver),
             started: RefCell::new(None),
         })
     }
 
-    // Starts polling (once). Resolves with the summary, rejects with the terminal error.
+    // Starts polling (once). Resolves with the summary (`status: "stopped"` after stop()),
+    // rejects with the terminal error.
     pub fn start(&self) -> Promise {
         let mut started = self.started.borrow_mut();
-        let (session, receivers) = (self.session.clone(), self.receivers.clone());
+        let (session, receiver) = (self.session.clone(), self.receiver.clone());
         started
             .get_or_insert_with(|| {
                 future_to_promise(async move {
                     let _page = page::watch(&session);
-                    let end = session.run(&*receivers).await;
-                    finish(&session, &receivers.callbacks, end)
+                    let end = session.run(&*receiver).await;
+                    finish(&session, end)
                 })
             })
             .clone()
     }
 
-    // Stops polling: cancels the timer and the request in flight; `start()` rejects with
-    // `ABORTED`. Idempotent.
+    // Stops polling: cancels the timer and the request in flight; `start()` resolves with a
+    // "stopped" summary. Idempotent.
     pub fn stop(&self) {
         self.session.stop();
     }
 
-    // Resume token: the position after the last delivered batch. Holds no secret.
+    // Resume token: the position after the last confirmed batch. Holds no secret.
     #[wasm_bindgen(getter)]
     pub fn cursor(&self) -> String {
         self.session.cursor()
@@ -142,36 +139,20 @@ impl JobPoller {
     pub fn offset(&self) -> f64 {
         self.session.delivered() as f64
     }
-
-    // Internal: the async iterator (js/extras.js) receives each batch here too.
-    #[wasm_bindgen(js_name = _setBatchSink)]
-    pub fn set_batch_sink(&self, sink: Function) {
-        self.receivers.sink.replace(Some(sink));
-    }
 }
 
-/// The end of a poller's run: `onComplete` or `onError`, then `start()`'s outcome.
-fn finish(session: &Session, callbacks: &Callbacks, end: End) -> Result<JsValue, JsValue> {
+/// The end of a poller's run: `start()`'s outcome.
+fn finish(session: &Session, end: End) -> Result<JsValue, JsValue> {
     match end {
-        End::Complete(summary) => {
-            let done = frozen(&Completion::new(summary, session.cursor()));
-            callbacks.notify(callbacks.on_complete.as_ref(), "onComplete", &done);
-            Ok(done)
+        End::Complete(summary) | End::Stopped(summary) => {
+            Ok(frozen(&Completion::new(summary, session.cursor())))
         }
-        End::Fail(error) => {
-            let error = terminal_error(&error, session);
-            callbacks.notify(callbacks.on_error.as_ref(), "onError", &error);
-            Err(error)
-        }
+        End::Fail(error) => Err(terminal_error(&error, session)),
         End::Yield => Ok(JsValue::UNDEFINED), // only in cron mode (pollStep)
     }
 }
 
-/// The JS error for a terminal failure; an abort by the signal carries `signal.reason`.
+/// The JS error for a terminal failure, with its `cause` (see [`Session::cause`]).
 pub fn terminal_error(error: &PollError, session: &Session) -> JsValue {
-    let cause = match error.code {
-        ErrorCode::Aborted => session.abort_reason(),
-        _ => None,
-    };
-    poll_error(error, cause)
+    poll_error(error, session.cause(error.code))
 }

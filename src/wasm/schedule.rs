@@ -83,9 +83,11 @@ fn aborted(signal: &web_sys::AbortSignal) -> JsValue {
 fn outcome(answer: Answer) -> Result<JsValue, JsValue> {
     let (status, body) = match answer {
         Answer::Http { status, body, .. } => (status, body.unwrap_or(JsValue::UNDEFINED)),
-        Answer::Network => {
+        Answer::Network(cause) | Answer::NotSent(cause) => {
             let text = format!("{NO_RESPONSE_TEXT}; scheduling is not retried");
-            return Err(failure(ErrorCode::NetworkError, &text, None));
+            let error = failure(ErrorCode::NetworkError, &text, None);
+            let _ = js_sys::Reflect::set(&error, &"cause".into(), &cause);
+            return Err(error);
         }
         Answer::Timeout => {
             let text = "no answer within timeoutMs; scheduling is not retried";

@@ -69,9 +69,14 @@ struct Round {
 }
 
 impl Delivery for Round {
-    fn batch(&self, rows: Array, _: u64, _: &dyn Fn() -> String) -> LocalBoxFuture<'_, ()> {
+    fn batch(
+        &self,
+        rows: Array,
+        _: u64,
+        _: &dyn Fn() -> String,
+    ) -> LocalBoxFuture<'_, Result<(), JsValue>> {
         self.batches.push(&rows);
-        Box::pin(ready(()))
+        Box::pin(ready(Ok(())))
     }
 
     fn status(&self, run: &RunInfo, _paused_for_ms: Option<u64>, _body: &JsValue) {
@@ -83,7 +88,8 @@ impl Delivery for Round {
 fn result(session: &Session, round: Round, end: End) -> JsValue {
     let last_status = round.status.take();
     let (done, status, error) = match end {
-        End::Yield => (false, last_status, JsValue::UNDEFINED),
+        // A step has no stop(): only its signal ends it early (ABORTED).
+        End::Yield | End::Stopped(_) => (false, last_status, JsValue::UNDEFINED),
         End::Complete(summary) => (true, Some(summary.status), JsValue::UNDEFINED),
         End::Fail(e) => {
             let error = terminal_error(&e, session);

@@ -353,8 +353,8 @@ async function oneRun(runSeed, options, probe) {
   check("A cursor", cursor);
   checkOneOutcome("A", outcomeA, a, wrong);
   if (outcomeA.error) check("A rejection", errorText(outcomeA.error));
-  // A stopped before its end: ABORTED; A that reached the end first: the run's own outcome.
-  const aEnded = outcomeA.value || (outcomeA.error && outcomeA.error.code !== "ABORTED");
+  // A stopped before its end: a "stopped" summary; A that reached the end first: the run's own outcome.
+  const aEnded = (outcomeA.value && outcomeA.value.status !== "stopped") || (outcomeA.error && outcomeA.error.code !== "ABORTED");
   if (aEnded) checkExpected("A", outcomeA, job, expectCode, expectRows, wrong);
   // A webhook relayed after the stop: must send nothing.
   try {
@@ -527,8 +527,10 @@ async function stepLoop({ pollStep, connection, opts, jobUid, cursor, runSeed, r
 function checkOneOutcome(name, outcome, rec, problems) {
   if (outcome.hang) return;
   const calls = rec.completes.length + rec.errors.length;
-  if (calls !== 1) problems.push(`${name}: onComplete/onError called ${calls} times (one outcome expected)`);
-  if (outcome.value && rec.completes[0] !== outcome.value) problems.push(`${name}: onComplete did not get start()'s summary`);
+  // stop() is not an outcome of the run: neither callback is called.
+  const expected = outcome.value?.status === "stopped" ? 0 : 1;
+  if (calls !== expected) problems.push(`${name}: onComplete/onError called ${calls} times (${expected} expected)`);
+  if (expected && outcome.value && rec.completes[0] !== outcome.value) problems.push(`${name}: onComplete did not get start()'s summary`);
   if (outcome.error && rec.errors[0] !== outcome.error) problems.push(`${name}: onError did not get start()'s error`);
 }
 

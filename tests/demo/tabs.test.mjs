@@ -82,7 +82,10 @@ function startPoller(page, jobUid, { cursor, iterate = false, intervalMs = 100 }
         },
       });
       window.__poller = poller;
-      if (!iterate) return void poller.start().catch(() => {}); // onError records it
+      // stop() is not an error: start() resolves with a "stopped" summary.
+      const stopped = (summary) => summary.status === "stopped" && (seen.outcome = { status: "stopped" });
+      if (!iterate) return void poller.start().then(stopped, () => {}); // onError records errors
+      queueMicrotask(() => poller.start().then(stopped, () => {})); // after the loop below started it
       (async () => {
         for await (const batch of poller) record(batch);
       })().catch(() => {});
@@ -192,7 +195,7 @@ test("the leader's page closes mid-run: the others take over and still get every
   // A follower that stops ends only its own poller.
   const quitter = pages[3].page;
   await quitter.evaluate(() => window.__poller.stop());
-  assert.deepEqual(await outcomeOf(quitter), { code: "ABORTED" });
+  assert.deepEqual(await outcomeOf(quitter), { status: "stopped" });
 
   const rest = pages.slice(1, 3);
   for (const { page, problems } of rest) {
@@ -217,7 +220,7 @@ test("stop() in the leader hands the polling over: a follower's for-await loop g
   await startPoller(follower.page, jobUid, { iterate: true });
   await rowsAtLeast(follower.page, 60);
   await leader.page.evaluate(() => window.__poller.stop());
-  assert.deepEqual(await outcomeOf(leader.page), { code: "ABORTED" });
+  assert.deepEqual(await outcomeOf(leader.page), { status: "stopped" });
 
   assert.deepEqual(await outcomeOf(follower.page), { status: "finished", totalResults: RUN.rows });
   const record = await seen(follower.page);

@@ -82,12 +82,23 @@ test("every outcome, and no trace of the key but the Authorization header", { ti
     ...ctx.connection,
     ...FAST,
     jobUid: job({}),
-    onBatch() {
+    onStatus() {
       throw new Error("render failed");
     },
   });
   saw("throwing summary", await throwing.start());
   assert.ok(places.some(([where, text]) => where === "console.error" && text.includes("render failed")), "the default onCallbackError printed");
+  // A consumer that failed: CALLBACK_FAILED, its cursor.
+  const failing = new JobPoller({
+    ...ctx.connection,
+    ...FAST,
+    jobUid: job({}),
+    onBatch() {
+      throw new Error("insert failed");
+    },
+  });
+  saw("callback failed", (await settle(failing.start())).error);
+  saw("callback failed cursor", failing.cursor);
 
   // The async iterator, to its error.
   const iterated = new JobPoller({ ...ctx.connection, ...FAST, jobUid: job({ outcome: "shutdown" }) });

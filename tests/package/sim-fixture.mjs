@@ -137,6 +137,16 @@ export function assertFailed(outcome, seen, code) {
   assert.equal(seen.completes.length, 0, "no onComplete after an error");
 }
 
+/** Asserts a quiet stop(): start() resolved a "stopped" summary; neither onError nor onComplete. */
+export function assertStopped(outcome, seen) {
+  assert.ok(!outcome.error, `start() rejected after stop(): ${outcome.error?.code} ${outcome.error?.message}`);
+  assert.equal(outcome.value.status, "stopped");
+  assert.equal(typeof outcome.value.cursor, "string");
+  for (const key of ["totalResults", "requests", "retries", "durationMs"]) assert.equal(typeof outcome.value[key], "number", key);
+  assert.deepEqual(seen.errors, [], "no onError after stop()");
+  assert.deepEqual(seen.completes, [], "no onComplete after stop()");
+}
+
 /** Asserts a successful end: onComplete once with the summary start() resolved with. */
 export function assertCompleted(outcome, seen) {
   assert.ok(!outcome.error, `start() rejected: ${outcome.error?.code} ${outcome.error?.message}`);

@@ -2,7 +2,17 @@
 // It imports the package by name, so it checks the "types" export a user gets, and it
 // touches every option, callback and result. `@ts-expect-error` lines must stay errors:
 // they prove the types reject what the runtime rejects.
-import { ERROR_CODES, FINAL_ERROR_CODES, isFinalError, JobPoller, pollStep, scheduleWorkflow } from "captaindata-poller";
+import {
+  CaptainDataError,
+  ERROR_CODES,
+  FINAL_ERROR_CODES,
+  isFinalError,
+  JobPoller,
+  pollStep,
+  preload,
+  scheduleWorkflow,
+} from "captaindata-poller";
+import type { Batch as RowBatch, Summary as SummaryType } from "captaindata-poller";
 
 type Options = ConstructorParameters<typeof JobPoller>[0];
 type Batch = Parameters<NonNullable<Options["onBatch"]>>[0];
@@ -110,7 +120,7 @@ const minimal = new JobPoller({ jobUid: "job_123", baseUrl: "http://127.0.0.1:87
 async function usePoller(): Promise<void> {
   const poller = new JobPoller(options);
   const running: Promise<Summary> = poller.start();
-  const cursor: string = poller.cursor;
+  const cursor: string | undefined = poller.cursor;
   const role: "leader" | "follower" | "alone" = poller.role;
   // @ts-expect-error not a role
   const notRole: typeof poller.role = "observer";
@@ -147,5 +157,54 @@ async function useCron(): Promise<void> {
   console.log(rows, next, status, done, failure?.code);
 }
 
+// Rows typed by the user: onBatch, the iterator and pollStep carry them.
+interface Profile {
+  linkedin_profile_url: string;
+  full_name?: string;
+}
+async function useTypedRows(): Promise<void> {
+  const loaded: Promise<void> = preload();
+  await loaded;
+  const poller = new JobPoller<Profile>({
+    jobUid: "job_123",
+    onBatch(batch) {
+      const urls: string[] = batch.results.map((row) => row.linkedin_profile_url);
+      // @ts-expect-error not a field of Profile
+      console.log(urls, batch.results[0]?.company);
+    },
+  });
+  for await (const batch of poller) {
+    const typed: RowBatch<Profile> = batch;
+    const first: Profile | undefined = typed.results[0];
+    console.log(first?.full_name);
+  }
+  // Without a type argument, a row is a record of unknowns, not `any`.
+  const untyped = new JobPoller({ jobUid: "job_123" });
+  for await (const batch of untyped) {
+    // @ts-expect-error unknown is not a string
+    const name: string = batch.results[0]?.full_name;
+    console.log(name);
+  }
+  const step = await pollStep<Profile>({ jobUid: "job_123" });
+  const url: string | undefined = step.results[0]?.linkedin_profile_url;
+  try {
+    const summary: SummaryType = await poller.start();
+    const stopped: boolean = summary.status === "stopped";
+    console.log(url, stopped);
+  } catch (error) {
+    // A runtime class: instanceof narrows to it.
+    if (error instanceof CaptainDataError) {
+      const code: ErrorCode = error.code;
+      const cause: unknown = error.cause;
+      const status: number | undefined = error.status;
+      const runStatus: string | undefined = error.runStatus;
+      console.log(code, cause, status, runStatus, isFinalError(error));
+    }
+  }
+  const made = new CaptainDataError("LOAD_FAILED", "could not load");
+  const isError: Error = made;
+  console.log(isError);
+}
+
 const run: Run | undefined = undefined;
-export { codes, finalCodes, listed, isFinal, typo, noJob, badInterval, badCallback, badShare, usePoller, useCron, run };
+export { codes, finalCodes, listed, isFinal, typo, noJob, badInterval, badCallback, badShare, usePoller, useCron, useTypedRows, run };

@@ -1,6 +1,7 @@
 //! The end of a run: the drain's re-reads of the tail, then completion or JOB_FAILED.
 
 use alloc::format;
+use alloc::string::String;
 
 use super::Ending;
 use crate::engine::{Action, ErrorCode, Poller, Summary};
@@ -23,14 +24,20 @@ impl Poller {
                 return self.terminate(Action::Fail(error));
             }
         };
-        let summary = Summary {
+        let summary = self.summary(status, now_ms);
+        self.terminate(Action::Complete(summary))
+    }
+
+    /// The summary of this poller's work so far, the run's rows counted up to the cursor.
+    pub(super) fn summary(&self, status: String, now_ms: u64) -> Summary {
+        let s = &self.state;
+        Summary {
             status,
-            total_results: s.offset,
+            total_results: self.delivered(),
             requests: s.requests,
             retries: s.retries,
             duration_ms: now_ms.saturating_sub(s.started_ms),
-        };
-        self.terminate(Action::Complete(summary))
+        }
     }
 
     /// The run is over but the tail may lag: more rows than delivered are counted, or the

@@ -1,0 +1,102 @@
+// Where a poller's rows, statuses and outcome go: the user's callbacks and the async iterator.
+// The one place that calls them: the lone wasm poller hands every batch and status here, and
+// so does the tab layer for a tab whose rows come from another tab.
+//
+// A batch goes to `onBatch`, then to the iterator, each awaited (backpressure). If either
+// throws or rejects, `batch()` throws or rejects with that value: the engine then ends the
+// poll with CALLBACK_FAILED and keeps the cursor before the batch. `onStatus`, `onComplete`
+// and `onError` are not awaited; their failures go to `onCallbackError` (or console.error).
+
+const CALLBACKS = ["onBatch", "onStatus", "onComplete", "onError", "onCallbackError"];
+
+/** How a refused value is shown in a TypeError, as the wasm glue shows it. */
+export function describe(value) {
+  if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
+  if (typeof value === "function") return "a function";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" && value !== null ? "an object" : String(value);
+}
+
+/** Only objects are awaited: a function with a `then` member is a plain value. */
+function isThenable(value) {
+  return typeof value === "object" && value !== null && typeof value.then === "function";
+}
+
+export class Delivery {
+  #options;
+  #sink = null;
+  #ended = false;
+
+  /** Checks the options object and its callbacks (they are used here only). */
+  constructor(options) {
+    if (typeof options !== "object" || options === null || Array.isArray(options)) {
+      throw new TypeError(`Expected \`options\` to be an object (got ${describe(options)})`);
+    }
+    for (const name of CALLBACKS) {
+      const callback = options[name];
+      if (callback !== undefined && typeof callback !== "function") {
+        throw new TypeError(`Expected \`${name}\` to be a function (got ${describe(callback)})`);
+      }
+    }
+    this.#options = options;
+  }
+
+  /** The async iterator's hand-off: called after `onBatch`, returns a promise. */
+  setSink(sink) {
+    this.#sink = sink;
+  }
+
+  /**
+   * Hands `batch` to `onBatch`, then to the iterator. Returns `undefined` when both took it
+   * at once, else a promise; throws or rejects with what a consumer threw.
+   */
+  batch(batch) {
+    const taken = this.#options.onBatch?.(batch);
+    if (isThenable(taken)) return Promise.resolve(taken).then(() => this.#toSink(batch));
+    return this.#toSink(batch);
+  }
+
+  #toSink(batch) {
+    const taken = this.#sink?.(batch);
+    return isThenable(taken) ? Promise.resolve(taken).then(() => undefined) : undefined;
+  }
+
+  /** The run's status or counts changed. */
+  status(run) {
+    this.#fire("onStatus", run);
+  }
+
+  /**
+   * The poller ended: `onComplete(summary)` or `onError(error)`, once. A stopped poller's
+   * summary calls neither (stop() is not an event of the run).
+   */
+  end({ summary, error }) {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (error) this.#fire("onError", error);
+    else if (summary.status !== "stopped") this.#fire("onComplete", summary);
+  }
+
+  /** A callback's failure that does not end the poll: `onCallbackError`, else console.error. */
+  report(error, name) {
+    const { onCallbackError } = this.#options;
+    try {
+      if (onCallbackError) return void onCallbackError(error, name);
+    } catch (again) {
+      error = again;
+      name = "onCallbackError";
+    }
+    console.error(`captaindata-poller: the \`${name}\` callback failed:`, error);
+  }
+
+  #fire(name, arg) {
+    const callback = this.#options[name];
+    if (!callback) return;
+    try {
+      const result = callback(arg);
+      if (isThenable(result)) result.then(undefined, (error) => this.report(error, name));
+    } catch (error) {
+      this.report(error, name);
+    }
+  }
+}

@@ -1,0 +1,206 @@
+// The public API every entry exports (browser, Node, workerd): `JobPoller`, `preload`,
+// `pollStep` and `scheduleWorkflow`, around the wasm module. An entry says how its runtime
+// instantiates the module; this file decides when (on first use, never at import) and what a
+// user sees: a quiet stop(), LOAD_FAILED, errors that are `CaptainDataError` instances.
+
+import { Delivery } from "./delivery.js";
+import { CaptainDataError, abortedError, asCaptainDataError } from "./errors.js";
+import { iterate } from "./iterator.js";
+
+/**
+ * `glue` is the wasm-bindgen module; `instantiate()` makes it usable (it may return a promise,
+ * or throw); `source` names where the module comes from in a LOAD_FAILED message. `sync`:
+ * `instantiate()` is synchronous, so the module loads at the first constructor (Node, workerd).
+ * `share(options, { WasmJobPoller, delivery })` may return a shared poller (the tab layer);
+ * `roleOf(options)` checks the options of that layer and gives the role until it is built.
+ */
+export function createApi({ glue, instantiate, source, sync = false, share = () => null, roleOf = () => "alone" }) {
+  let loading = null; // the load in progress or done
+  let ready = false;
+  let failure = null; // why the last synchronous load failed
+
+  const failed = (cause) => {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    return new CaptainDataError("LOAD_FAILED", `could not load the WebAssembly module from ${source}: ${reason}`, { cause });
+  };
+
+  /** The module if it is ready (in a synchronous runtime it loads now); never throws. */
+  function loadedNow() {
+    if (!ready && sync) {
+      try {
+        instantiate();
+        ready = true;
+      } catch (cause) {
+        failure = failed(cause); // reported by start(); a later poller tries again
+      }
+    }
+    return ready ? glue : null;
+  }
+
+  /** Starts loading the module (once); rejects with LOAD_FAILED, and a later call tries again. */
+  function preload() {
+    if (sync) return loadedNow() ? Promise.resolve() : Promise.reject(failure);
+    loading ??= (async () => {
+      try {
+        await instantiate();
+        ready = true;
+      } catch (cause) {
+        loading = null; // another poller or a later start() may succeed
+        throw failed(cause);
+      }
+    })();
+    return loading;
+  }
+
+  async function load() {
+    await preload();
+    return glue;
+  }
+
+  async function pollStep(options) {
+    const step = await (await load()).pollStep(options);
+    if (step.error) asCaptainDataError(step.error);
+    return step;
+  }
+
+  async function scheduleWorkflow(connection, workflowUid, body) {
+    try {
+      return await (await load()).scheduleWorkflow(connection, workflowUid, body);
+    } catch (error) {
+      throw asCaptainDataError(error);
+    }
+  }
+
+  class JobPoller {
+    #options;
+    #delivery;
+    #inner = null; // the wasm poller, or a shared one; built once the module is loaded
+    #loadError = null; // a synchronous load that failed in the constructor
+    #started = null;
+    #stopped = false;
+    #halt; // resolves when stop() is called or the signal aborts
+    #onHalt;
+    #webhooks = []; // payloads received before the module loaded
+    #role;
+
+    /** Validates the options now when the module is loaded (always in Node and workerd). */
+    constructor(options) {
+      this.#delivery = new Delivery(options);
+      this.#role = roleOf(options);
+      this.#options = options;
+      this.#halt = new Promise((resolve) => {
+        this.#onHalt = resolve;
+      });
+      const module = loadedNow();
+      if (module) this.#build(module);
+      else if (sync) this.#loadError = failure;
+    }
+
+    /** `"leader"`, `"follower"` or `"alone"`. */
+    get role() {
+      return this.#inner ? (this.#inner.role ?? "alone") : this.#role;
+    }
+
+    /** The resume token after the last confirmed batch (the given `cursor` before the load). */
+    get cursor() {
+      return this.#inner ? this.#inner.cursor : this.#options.cursor;
+    }
+
+    start() {
+      this.#started ??= this.#run();
+      return this.#started;
+    }
+
+    /** Ends the poll at once, quietly: start() resolves with a `"stopped"` summary. */
+    stop() {
+      this.#stopped = true;
+      this.#inner?.stop();
+      this.#onHalt({});
+    }
+
+    webhookReceived(payload) {
+      if (this.#inner) return this.#inner.webhookReceived(payload);
+      // Kept until the module is loaded; another run's payload is refused now, as it is then.
+      const uid = payload?.job_uid;
+      if (typeof payload !== "object" || payload === null || (uid != null && uid !== this.#options.jobUid)) {
+        throw new TypeError("Expected `payload` to be a webhook payload of this poller's `jobUid`");
+      }
+      this.#webhooks.push(payload);
+      return undefined;
+    }
+
+    free() {
+      this.#inner?.free();
+    }
+
+    [Symbol.asyncIterator]() {
+      return iterate(this, this.#delivery);
+    }
+
+    #build({ JobPoller: WasmJobPoller }) {
+      const delivery = this.#delivery;
+      this.#inner = share(this.#options, { WasmJobPoller, delivery }) ?? new WasmJobPoller(this.#options, delivery);
+      for (const payload of this.#webhooks.splice(0)) {
+        try {
+          this.#inner.webhookReceived(payload);
+        } catch (error) {
+          this.#delivery.report(error, "webhookReceived"); // checked when received: not reached
+        }
+      }
+    }
+
+    async #run() {
+      const t0 = Date.now();
+      let outcome;
+      try {
+        outcome = await this.#poll(t0);
+      } catch (error) {
+        outcome = { error: asCaptainDataError(error) };
+      }
+      if (outcome.error && !(outcome.error instanceof CaptainDataError)) throw outcome.error; // a TypeError
+      this.#delivery.end(outcome);
+      if (outcome.error) throw outcome.error;
+      return outcome.summary;
+    }
+
+    /** Loads the module if needed, then runs the poller: `{ summary }` or `{ error }`. */
+    async #poll(t0) {
+      const { signal } = this.#options;
+      if (!this.#inner) {
+        // Stopped or aborted already: nothing to load.
+        if (this.#stopped) return { summary: this.#stoppedBeforeLoad(t0) };
+        if (signal?.aborted === true) return { error: abortedError(signal.reason) };
+        const abort = () => this.#onHalt({ aborted: true });
+        signal?.addEventListener?.("abort", abort);
+        let halted;
+        try {
+          const loaded = this.#loadError ? Promise.reject(this.#loadError) : load();
+          halted = await Promise.race([loaded.then(() => null), this.#halt]);
+        } finally {
+          signal?.removeEventListener?.("abort", abort);
+        }
+        if (halted?.aborted && !this.#stopped) return { error: abortedError(signal.reason) };
+        if (halted) return { summary: this.#stoppedBeforeLoad(t0) };
+        this.#build(glue); // throws the TypeError of a bad option
+        if (this.#stopped) this.#inner.stop();
+      }
+      try {
+        return { summary: await this.#inner.start() };
+      } catch (error) {
+        // A shared poller stopped by our own stop() may still say ABORTED: it is a stop.
+        if (error?.code === "ABORTED" && this.#stopped && !signal?.aborted) {
+          return { summary: Object.freeze({ ...this.#stoppedBeforeLoad(t0), cursor: this.cursor }) };
+        }
+        throw error;
+      }
+    }
+
+    /** The summary of a poller stopped before the module loaded: nothing was sent. */
+    #stoppedBeforeLoad(t0) {
+      const summary = { status: "stopped", totalResults: 0, requests: 0, retries: 0, durationMs: Date.now() - t0 };
+      return Object.freeze({ ...summary, cursor: this.cursor });
+    }
+  }
+
+  return { JobPoller, preload: () => preload().then(() => undefined), pollStep, scheduleWorkflow };
+}
