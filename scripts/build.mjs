@@ -40,7 +40,11 @@ const WASM_OPT_FLAGS = [
  * and panics that abort at once (no panic message or location is formatted, so `core::fmt`'s
  * panic paths are not linked). Tests, clippy and native builds stay on stable.
  */
-const NIGHTLY_ARGS = ["-Zbuild-std=std,panic_abort"];
+const NIGHTLY_ARGS = [
+  "-Zbuild-std=std,panic_abort",
+  // std's own switch for smaller code over speed (its sorts, searches, formatting).
+  "-Zbuild-std-features=optimize_for_size",
+];
 const NIGHTLY_RUSTFLAGS = [
   "-Zunstable-options",
   "-Cpanic=immediate-abort",
