@@ -141,7 +141,7 @@ export type PollerRole =
   | "leader"
   /** Another tab polls; this one receives its rows, statuses and outcome (also before `start()` elects). */
   | "follower"
-  /** Not shared: `shareAcrossTabs: false`, or a runtime without `navigator.locks` and `BroadcastChannel`. */
+  /** Not shared: `shareAcrossTabs: false`, or a runtime without `navigator.locks`, `BroadcastChannel` or `crypto.subtle`. */
   | "alone";
 
 /** What `onRoleChange` receives. Frozen. */
@@ -246,11 +246,13 @@ export interface JobPollerOptions<Row = DefaultRow> extends Connection {
   /** `onStatus`, `onComplete` or `onError` threw or its promise rejected (never fatal). @default console.error */
   onCallbackError?: (error: unknown, name: string) => void;
   /**
-   * Tabs of one origin polling the same `baseUrl` and `jobUid` share one poller: one tab (the
-   * leader) polls the API, every tab's callbacks get the same rows, statuses and outcome. When
-   * the leader stops or closes, another tab polls on from where the rows stopped. The API key
-   * and headers never leave the tab that holds them.
-   * @default true where `navigator.locks` and `BroadcastChannel` exist (browsers); elsewhere the poller is `"alone"`
+   * Tabs of one origin polling the same `baseUrl` and `jobUid` with the same credentials,
+   * `headers` and `rowKey` share one poller: one tab (the leader) polls the API, every tab's
+   * callbacks get the rows (from its own `cursor`), statuses and the run's outcome. Budgets,
+   * `signal` and `stop()` are each tab's own: a leader that ends for its own reason leaves the
+   * polling to the next tab, which goes on from its last row. The API key and headers never
+   * leave the tab that holds them.
+   * @default true where `navigator.locks`, `BroadcastChannel` and `crypto.subtle` exist (secure pages); elsewhere the poller is `"alone"`
    */
   shareAcrossTabs?: boolean;
   /** This tab's role or the number of tabs sharing the poller changed (never called when `"alone"`). */
@@ -306,7 +308,8 @@ export declare class JobPoller<Row = DefaultRow> implements AsyncIterable<Batch<
   /**
    * A webhook for this run arrived: a hint to read now. A success or failure webhook makes the
    * poller read the status and the results at once; the run ends only when the API's own
-   * status says so. "Created" and unknown webhooks change nothing.
+   * status says so. "Created" and unknown webhooks change nothing. Received before the module
+   * has loaded, it is kept and acted on once it is.
    * @throws {TypeError} for another job's payload.
    */
   webhookReceived(payload: WebhookPayload): void;
@@ -358,6 +361,14 @@ export interface StepResult<Row = DefaultRow> {
 
 /** One bounded round; only invalid options (a `TypeError`) and `LOAD_FAILED` reject. */
 export declare function pollStep<Row = DefaultRow>(options: PollStepOptions): Promise<StepResult<Row>>;
+
+/**
+ * Which event a raw webhook body reports, as `webhookReceived` and `pollStep({ webhook })` read
+ * it: `"succeeded"` and `"failed"` are hints to read now, `"created"` and `"other"` change
+ * nothing. With `jobUid`, a body naming another run throws a `TypeError`. Synchronous: in a
+ * browser, call it once the module is loaded (`await preload()`), else it throws `LOAD_FAILED`.
+ */
+export declare function classifyWebhook(payload: WebhookPayload, jobUid?: string): "created" | "succeeded" | "failed" | "other";
 
 /** What {@link scheduleWorkflow} resolves with. */
 export interface Scheduled {

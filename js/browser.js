@@ -16,7 +16,7 @@ async function fetchWasm() {
 }
 
 // Tabs of one origin polling the same run share one poller (js/tabs.js).
-export const { JobPoller, preload, pollStep, scheduleWorkflow } = createApi({
+export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook } = createApi({
   glue,
   instantiate: () => init({ module_or_path: fetchWasm() }),
   source: WASM_URL.href,

@@ -60,9 +60,9 @@ export function iterate(poller, delivery) {
       });
     },
     return() {
-      current = null; // not taken: the stop leaves the cursor before it
       ended ??= {};
-      poller.stop();
+      poller.stop(); // first: a batch refused after stop() is not an error
+      settle("fail", new Error("the loop ended before taking this batch")); // cursor before it
       return Promise.resolve({ value: undefined, done: true });
     },
     throw(error) {

@@ -8,7 +8,7 @@ import { createApi } from "./poller.js";
 
 const WASM_URL = new URL("../pkg/captaindata_poller_bg.wasm", import.meta.url);
 
-export const { JobPoller, preload, pollStep, scheduleWorkflow } = createApi({
+export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook } = createApi({
   glue,
   instantiate: () => glue.initSync({ module: readFileSync(WASM_URL) }),
   source: WASM_URL.href,

@@ -11,7 +11,13 @@ import { iterate } from "./iterator.js";
  * `glue` is the wasm-bindgen module; `instantiate()` makes it usable (it may return a promise,
  * or throw); `source` names where the module comes from in a LOAD_FAILED message. `sync`:
  * `instantiate()` is synchronous, so the module loads at the first constructor (Node, workerd).
- * `share(options, { WasmJobPoller, delivery })` may return a shared poller (the tab layer);
+ * `share(options, { WasmJobPoller, delivery })` may return a shared poller (the tab layer),
+ * called once the module is loaded; null means the lone `new WasmJobPoller(options, delivery)`.
+ * A shared poller has `start()`, `stop()`, `cursor`, `role`, `webhookReceived(payload)` and
+ * `free()`; it hands rows to `delivery.batch(batch)` (which throws or rejects when a consumer
+ * failed) and statuses to `delivery.status(run)`. Its `start()` settles like the wasm poller's
+ * (a summary, `status: "stopped"` after stop(), or a CaptainDataError); this class then calls
+ * `onComplete`/`onError` through `delivery.end()`, so the shared poller never calls them.
  * `roleOf(options)` checks the options of that layer and gives the role until it is built.
  */
 export function createApi({ glue, instantiate, source, sync = false, share = () => null, roleOf = () => "alone" }) {
@@ -111,7 +117,10 @@ export function createApi({ glue, instantiate, source, sync = false, share = () 
       return this.#started;
     }
 
-    /** Ends the poll at once, quietly: start() resolves with a `"stopped"` summary. */
+    /**
+     * Ends the poll quietly: nothing is sent after it, the batch in hand is finished first,
+     * and start() resolves with a `"stopped"` summary.
+     */
     stop() {
       this.#stopped = true;
       this.#inner?.stop();
@@ -202,5 +211,12 @@ export function createApi({ glue, instantiate, source, sync = false, share = () 
     }
   }
 
-  return { JobPoller, preload: () => preload().then(() => undefined), pollStep, scheduleWorkflow };
+  /** The crate's one webhook classifier (src/api/webhook.rs); synchronous (a browser preloads first). */
+  function classifyWebhook(payload, jobUid) {
+    const module = loadedNow();
+    if (!module) throw failure ?? failed("not loaded yet (call preload() first)");
+    return module.classifyWebhook(payload, jobUid);
+  }
+
+  return { JobPoller, preload: () => preload().then(() => undefined), pollStep, scheduleWorkflow, classifyWebhook };
 }

@@ -1,574 +1,306 @@
-// One poller shared by every tab of an origin that polls the same run (browsers only).
-//
-// The tabs elect a leader with a Web Lock named after the run; only the leader runs the wasm
-// JobPoller and talks to the API. It posts what it receives on a BroadcastChannel of the same
-// name, and every tab (the leader too) hands rows to its own callbacks through one path: a row
-// log per tab, contiguous from where this tab started, delivered in order exactly once. The
-// log is also what a leader serves to tabs that join late. When the leader stops or its tab
-// closes, the lock passes to the next tab, which polls on from the cursor of its last row.
-// After a terminal outcome the leader keeps the lock (until stop() or its tab closes) so that
-// a tab opened then gets the rows and the outcome instead of polling the run again.
-//
-// Messages on the channel (never the API key, the headers or any option):
-//   want    {from, next}                        a follower needs rows from `next` (it joined, or a gap)
-//   rows    {to, offset, results, cursor, run, end}  the leader's answer: its rows, status, outcome
-//   batch   {offset, results, cursor}           new rows the leader received
-//   status  {run}                               the run's status changed
-//   end     {outcome: {summary}|{error}, total} the run's outcome (never the leader's own stop)
-//   leader  {from}                              a tab took over the polling
-//   webhook {payload}                           a follower relays webhookReceived() to the leader
-//   bye     {from}                              a tab stopped (tab counts)
+// Tabs of one origin polling the same run share one poller (browsers only): the browser side
+// of the protocol in js/tab-protocol.js. A Web Lock elects the leader, a BroadcastChannel
+// carries the messages, the page reports its visibility; this file performs the protocol's
+// effects and decides nothing. Rows, statuses and the outcome reach this tab's callbacks
+// through `delivery` (js/delivery.js), as they do for a poller running alone.
 
-import { abortedError } from "./errors.js";
+import { describe } from "./delivery.js";
+import { abortedError, CaptainDataError } from "./errors.js";
+import { TabProtocol } from "./tab-protocol.js";
 
-const DEFAULT_BASE_URL = "https://api.captaindata.co/v3";
+const MAX_TIMER_MS = 2 ** 31 - 1;
 const noop = () => {};
 
 /**
  * The sharing hook of the public JobPoller (js/poller.js): a shared poller for `options`, or
- * null (no Web Locks or BroadcastChannel, or `shareAcrossTabs: false`) when the lone wasm
- * poller is used. Rows and statuses go to `delivery` (js/delivery.js); the public class
- * reports the outcome.
+ * null (no Web Locks, BroadcastChannel or SubtleCrypto, or `shareAcrossTabs: false`).
  */
 export function shareAcrossTabs(options, { WasmJobPoller, delivery }) {
-  // The wasm poller with callbacks given as options (how this layer builds its pollers).
-  function Inner(opts) {
-    return new WasmJobPoller(opts, { batch: (batch) => opts.onBatch?.(batch), status: (run) => opts.onStatus?.(run) });
-  }
-  if (!wantsSharing(options)) return null;
-  const probe = new Inner(options); // validates every option of the wasm poller; inert until start()
-  // Where this tab's rows start (the row after its cursor): it takes shared rows from there.
-  const routed = {
-    ...options,
-    onBatch: (batch) => delivery.batch(batch),
-    onStatus: (run) => delivery.status(run),
-    onComplete: undefined,
-    onError: undefined,
-    onCallbackError: (error, name) => delivery.report(error, name),
-  };
-  return new TabShare(Inner, routed, probe, probe._offset);
+  return sharingRole(options) === "alone" ? null : new SharedPoller(options, WasmJobPoller, delivery);
 }
 
-/** Checks the two options of this layer; the role of a poller until it is built. */
-export function sharingRole(options) {
-  return wantsSharing(options) ? "follower" : "alone";
-}
-
-/** Checks the two options of this layer; true when this runtime can share a poller. */
-function wantsSharing({ shareAcrossTabs = true, onRoleChange }) {
-  if (typeof shareAcrossTabs !== "boolean") {
-    throw new TypeError(`Expected \`shareAcrossTabs\` to be a boolean (got ${describe(shareAcrossTabs)})`);
-  }
+/** Checks this layer's two options; the role of a poller until it joins the others. */
+export function sharingRole({ shareAcrossTabs: share = true, onRoleChange }) {
+  if (typeof share !== "boolean") throw new TypeError(`Expected \`shareAcrossTabs\` to be a boolean (got ${describe(share)})`);
   if (onRoleChange !== undefined && typeof onRoleChange !== "function") {
     throw new TypeError(`Expected \`onRoleChange\` to be a function (got ${describe(onRoleChange)})`);
   }
-  return shareAcrossTabs && typeof BroadcastChannel === "function" && typeof navigator === "object" && Boolean(navigator.locks);
+  const able = typeof BroadcastChannel === "function" && globalThis.navigator?.locks && globalThis.crypto?.subtle;
+  return share && able ? "follower" : "alone";
 }
 
-/** How a refused value is shown in a TypeError, as the wasm poller shows it. */
-function describe(value) {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "function") return "a function";
-  return typeof value === "object" && value !== null ? "an object" : String(value);
-}
-
-/** `https://host/v3/` and `https://host/v3` poll the same API: one name for both. */
-function channelName({ baseUrl = DEFAULT_BASE_URL, jobUid }) {
+/**
+ * Tabs share when their requests would be the same: one run of one API, with the same
+ * credentials, headers and `rowKey`. The credentials enter the name only as a digest.
+ */
+async function shareName({ baseUrl = "", jobUid, apiKey, projectId, headers, rowKey }) {
   let base = baseUrl;
   try {
     base = new URL(baseUrl).href.replace(/\/+$/, "");
   } catch {
-    // validated by the wasm poller already; keep the text as it is
+    // the default URL, or a value the wasm poller refused already
   }
-  return `captaindata-poller/1 ${base} ${jobUid}`;
+  const sent = JSON.stringify([apiKey, projectId, [...new Headers(headers)].sort(), rowKey]);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(sent));
+  const hex = [...new Uint8Array(digest, 0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `captaindata-poller/2 ${base} ${jobUid} ${hex}`;
 }
 
-/** The terminal error for a stop (reported as stopped by js/poller.js) or an aborted signal. */
-const abortError = abortedError;
-
-/** An outcome as it crosses the channel: Error objects lose `code` in a structured clone. */
-function toWire({ summary, error }) {
-  if (summary) return { summary: { ...summary } };
-  const { name, message, code, status, runStatus } = error;
-  return { error: { name, message, code, status, runStatus } };
+/** The engine's words for a consumer that failed (src/engine/poller.rs). */
+function callbackFailed(from, to, cause) {
+  const text = `the consumer of rows ${from}..${to} (onBatch or the iterator) failed; the cursor stays before them: a poller resumed from it delivers them again`;
+  return new CaptainDataError("CALLBACK_FAILED", text, { cause });
 }
 
-function fromWire({ summary, error }) {
-  if (summary) return { summary };
-  const rebuilt = new Error(error.message);
-  rebuilt.name = error.name;
-  rebuilt.code = error.code;
-  if (error.status !== undefined) rebuilt.status = error.status;
-  if (error.runStatus !== undefined) rebuilt.runStatus = error.runStatus;
-  return { error: rebuilt };
-}
-
-/** One tab's side of a shared poller. */
-class TabShare {
-  role = "follower";
-  #Inner;
+class SharedPoller {
   #options;
-  #probe; // the validated, never started wasm poller: its cursor is where this tab starts
-  #key;
-  #id = crypto.randomUUID();
-  // The rows this tab knows, contiguous from #base; #rows[i] is row #base + i.
-  #base;
-  #rows = [];
-  #endCursor; // the cursor after the last known row: where a new leader polls on from
-  #ahead = new Map(); // offset → batch that arrived before the rows in front of it
-  #asked = null; // #knownEnd when this tab last asked for missing rows
-  #delivered; // rows before this offset went to onBatch and the iterator
-  #cursor; // poller.cursor: the cursor after the last delivered row
-  #pumping = false;
-  #waiters = []; // the leader's poller waits for this tab's consumer (backpressure)
-  #sink = null;
-  #lastRun = null;
-  #lastRunJson = "";
-  #end = null; // { outcome, total } once the run's outcome is known
-  #started = null;
+  #Wasm;
+  #delivery;
+  #probe; // validated the options; never started: its cursor and offset are where this tab starts
+  #tab = null; // the protocol
+  #events = []; // events are handled one at a time, even when a callback calls back in
+  #busy = false;
+  #poller = null; // this tab's wasm poller, when the protocol runs one
+  #waiting = []; // the poller's batches waiting for this tab's consumer (backpressure)
   #settle = null;
-  #settled = false;
+  #started = null;
   #stopped = false;
-  #t0 = 0;
-  #inner = null; // the wasm poller while this tab leads
-  #filler = null; // a wasm poller reading rows no other tab keeps (see #fill)
   #channel = null;
-  #lockRequest = null; // aborts the wait for the lock
-  #releaseLock = null;
-  #told = ""; // the role and tab count onRoleChange last heard
-  #querying = null;
-  #requery = false;
+  #lock = noop; // asks for the lock: leads at once when it is free, else waits in line
+  #release = noop; // lets go of the lock, the lock request, listeners and timers
 
-  constructor(Inner, options, probe, offset) {
-    this.#Inner = Inner;
+  constructor(options, Wasm, delivery) {
     this.#options = options;
-    this.#probe = probe;
-    this.#key = channelName(options);
-    this.#base = this.#delivered = offset;
-    this.#endCursor = this.#cursor = probe.cursor;
+    this.#Wasm = Wasm;
+    this.#delivery = delivery;
+    this.#probe = new Wasm(options, delivery);
+  }
+
+  get role() {
+    return this.#tab?.role ?? "follower";
   }
 
   get cursor() {
-    return this.#cursor;
-  }
-
-  get #knownEnd() {
-    return this.#base + this.#rows.length;
+    return this.#tab?.cursor ?? this.#probe.cursor;
   }
 
   start() {
-    if (this.#started) return this.#started;
-    this.#started = new Promise((resolve, reject) => {
+    this.#started ??= new Promise((resolve, reject) => {
       this.#settle = { resolve, reject };
+      this.#join().catch(reject);
     });
-    this.#t0 = Date.now();
-    const { signal } = this.#options;
-    if (this.#stopped || signal?.aborted) {
-      this.#finish({ error: abortError(signal?.reason) });
-      return this.#started;
-    }
-    signal?.addEventListener("abort", this.#onAbort);
-    this.#channel = new BroadcastChannel(this.#key);
-    this.#channel.onmessage = (event) => this.#onMessage(event.data);
-    this.#elect();
     return this.#started;
   }
 
   stop() {
     this.#stopped = true;
-    this.#leave();
-    if (this.#started) this.#finish({ error: abortError() });
+    this.#send({ type: "stop" });
   }
 
   webhookReceived(payload) {
-    if (typeof payload !== "object" || payload === null) {
-      throw new TypeError(`Expected \`payload\` to be an object (got ${describe(payload)})`);
-    }
-    const { job_uid: jobUid, message, error } = payload;
-    if (jobUid != null && jobUid !== this.#options.jobUid) {
-      throw new TypeError("The webhook payload's `job_uid` is not this poller's `jobUid`");
-    }
-    if (this.#inner) return this.#inner.webhookReceived(payload);
-    // Only what decides the end goes to the leader: a webhook body's other fields stay here.
-    const relayed = { job_uid: this.#options.jobUid, message: String(message ?? ""), error: error === true };
-    this.#post({ type: "webhook", payload: relayed });
-  }
-
-  _setBatchSink(sink) {
-    this.#sink = sink;
+    this.#probe.webhookReceived(payload); // the crate's checks: an object, this run's job_uid
+    this.#send({ type: "webhook", payload });
   }
 
   free() {
+    this.stop();
     this.#probe.free();
   }
 
-  // ---- election ------------------------------------------------------------------------------
-
-  /** Leads at once when the lock is free; otherwise waits in line for it as a follower. */
-  #elect() {
-    const { locks } = navigator;
-    this.#lockRequest = new AbortController();
-    const { signal } = this.#lockRequest;
-    locks
-      .request(this.#key, { ifAvailable: true }, (lock) => {
-        if (lock) return this.#lead();
-        if (signal.aborted) return undefined;
-        locks.request(this.#key, { signal }, () => this.#lead()).catch(noop);
-        this.#setRole("follower");
-        // A tab that joins late first gets the rows it missed from the leader (which counts
-        // the tabs again on this message: this tab is now in line for the lock).
-        this.#post({ type: "want", from: this.#id, next: this.#knownEnd });
-        return undefined;
-      })
-      .catch(() => this.#alone(signal));
-  }
-
-  /** Locks refused (an opaque origin, a sandboxed frame): this tab polls for itself. */
-  #alone(signal) {
-    if (signal.aborted || this.#inner) return;
-    this.role = "alone";
-    this.#channel?.close();
-    this.#channel = null;
-    this.#poll();
-  }
-
-  /** Runs while this tab holds the lock; the returned promise keeps it until #leave(). */
-  #lead() {
-    if (!this.#channel) return undefined; // stopped or done while waiting: let the next tab lead
-    this.#setRole("leader");
-    this.#post({ type: "leader", from: this.#id });
-    if (!this.#settled) this.#poll();
-    return new Promise((resolve) => {
-      this.#releaseLock = resolve;
-    });
-  }
-
-  /** The wasm poller, from the last row this tab knows; its callbacks feed every tab. */
-  #poll() {
-    this.#stopFiller();
-    const inner = this.#wasmPoller({
-      onBatch: (batch) => this.#leaderBatch(batch),
-      onStatus: (run) => {
-        this.#post({ type: "status", run });
-        this.#status(run);
-      },
-    });
-    if (!inner) return;
-    this.#inner = inner;
-    inner.start().then(
-      (summary) => this.#leaderEnded(inner, { summary }),
-      (error) => this.#leaderEnded(inner, { error }),
-    );
-  }
-
-  /** A wasm poller with this tab's options from the end of its rows; null (and the tab failed) if refused. */
-  #wasmPoller(callbacks) {
-    try {
-      return new this.#Inner({
-        ...this.#options,
-        cursor: this.#endCursor,
-        signal: undefined, // this tab's signal stops this tab: #onAbort
-        onComplete: undefined,
-        onError: undefined,
-        onStatus: undefined,
-        ...callbacks,
-      });
-    } catch (error) {
-      this.#leave();
-      this.#finish({ error });
-      return null;
+  async #join() {
+    const { signal, maxRequests, maxDurationMs } = this.#options;
+    const name = await shareName(this.#options);
+    const [offset, cursor] = [this.#probe._offset, this.#probe.cursor];
+    if (signal?.aborted) throw abortedError(signal.reason);
+    if (this.#stopped) {
+      return this.#settle.resolve(Object.freeze({ status: "stopped", totalResults: offset, requests: 0, durationMs: 0, cursor }));
     }
+    this.#tab = new TabProtocol({ id: crypto.randomUUID(), offset, cursor, maxRequests, maxDurationMs });
+    this.#channel = new BroadcastChannel(name);
+    this.#channel.onmessage = ({ data }) => this.#send({ type: "message", data });
+    const unlock = this.#lockOn(name);
+    const unlisten = this.#listen();
+    this.#release = () => {
+      this.#channel.close();
+      unlock();
+      unlisten();
+    };
+    const early = this.#events.splice(0); // webhooks received before start()
+    this.#send({ type: "start", hidden: Boolean(globalThis.document?.hidden) });
+    for (const event of early) this.#send(event);
+    return undefined;
   }
 
   /**
-   * The leader keeps only the rows since it started: a tab resuming from an older cursor reads
-   * the rows in between itself, and stops once they meet the shared ones.
+   * Makes `#lock` ask for the Web Lock `name`: `lock` when it is free (or when locks are
+   * refused, in a sandboxed frame: this tab then leads alone), else `queued` and a place in
+   * line. Returns what gives up the lock and the place in line.
    */
-  #fill() {
-    if (this.#filler || this.#inner) return;
-    const filler = this.#wasmPoller({
-      onBatch: ({ offset, results, cursor }) => {
-        this.#receive(offset, results, cursor);
-        if (this.#ahead.size === 0) this.#stopFiller();
-        return this.#consumed(offset + results.length);
-      },
-    });
-    if (!filler) return;
-    this.#filler = filler;
-    filler.start().then(
-      () => this.#stopFiller(), // the run ended: every row is here; the leader's outcome decides
-      (error) => {
-        if (filler !== this.#filler) return;
-        this.#stopFiller();
-        this.#leave();
-        this.#finish({ error });
-      },
-    );
+  #lockOn(name) {
+    const { locks } = navigator;
+    const inLine = new AbortController();
+    let unlock = noop;
+    const hold = () => {
+      const held = new Promise((resolve) => (unlock = resolve)); // before the protocol may let go
+      this.#send({ type: "lock" });
+      return held;
+    };
+    const ask = (lock) => {
+      if (lock) return hold();
+      if (inLine.signal.aborted) return undefined;
+      this.#send({ type: "queued" });
+      locks.request(name, { signal: inLine.signal }, hold).catch(noop);
+      return undefined;
+    };
+    this.#lock = () => locks.request(name, { ifAvailable: true }, ask).catch(() => this.#send({ type: "lock" }));
+    return () => {
+      inLine.abort();
+      unlock();
+    };
   }
 
-  #stopFiller() {
-    const filler = this.#filler;
-    this.#filler = null;
-    filler?.stop();
+  /**
+   * The page's visibility and unload (a Web Worker has neither: it counts as visible), the
+   * signal, this tab's maxDurationMs; returns what removes the listeners and the timer.
+   */
+  #listen() {
+    const { signal, maxDurationMs } = this.#options;
+    const page = globalThis.document ?? new EventTarget();
+    const visibility = () => this.#send({ type: "visibility", hidden: page.hidden });
+    const unload = () => this.#send({ type: "unload" });
+    const abort = () => this.#send({ type: "abort", error: abortedError(signal.reason) });
+    const timeout = () => this.#send({ type: "timeout" });
+    page.addEventListener("visibilitychange", visibility);
+    addEventListener("pagehide", unload);
+    signal?.addEventListener("abort", abort);
+    const timer = maxDurationMs === undefined ? null : setTimeout(timeout, Math.min(maxDurationMs, MAX_TIMER_MS));
+    return () => {
+      page.removeEventListener("visibilitychange", visibility);
+      removeEventListener("pagehide", unload);
+      signal?.removeEventListener("abort", abort);
+      clearTimeout(timer);
+    };
   }
 
-  #leaderBatch({ offset, results, cursor }) {
-    this.#post({ type: "batch", offset, results, cursor });
-    this.#receive(offset, results, cursor);
-    return this.#consumed(offset + results.length);
-  }
-
-  #leaderEnded(inner, outcome) {
-    if (inner !== this.#inner) return; // replaced or stopped by this tab: not the run's outcome
-    this.#inner = null;
-    const end = { outcome: toWire(outcome), total: this.#knownEnd };
-    this.#post({ type: "end", ...end });
-    this.#ended({ outcome, total: end.total });
-  }
-
-  /** Stops polling and listening; a held lock goes to the next tab in line. */
-  #leave() {
-    this.#stopFiller();
-    const inner = this.#inner;
-    this.#inner = null;
-    inner?.stop();
-    if (this.#channel) {
-      this.#post({ type: "bye", from: this.#id });
-      this.#channel.close();
-      this.#channel = null;
+  /** Hands an event to the protocol and performs what it says, in order. */
+  #send(event) {
+    if (!this.#tab && event.type !== "webhook") return;
+    this.#events.push(event);
+    if (!this.#tab) return;
+    if (this.#busy) return;
+    this.#busy = true;
+    try {
+      while (this.#events.length > 0) {
+        for (const effect of this.#tab.handle(this.#events.shift(), Date.now())) this.#perform(effect);
+      }
+    } finally {
+      this.#busy = false;
     }
-    this.#lockRequest?.abort();
-    this.#releaseLock?.();
+    this.#wake();
   }
 
-  #onAbort = () => {
-    this.#stopped = true;
-    this.#leave();
-    this.#finish({ error: abortError(this.#options.signal.reason) });
-  };
-
-  // ---- the channel ----------------------------------------------------------------------------
-
-  #post(message) {
-    this.#channel?.postMessage(message);
-    this.#countTabs(); // at each poll: a tab closed since is no longer counted
-  }
-
-  #onMessage(message) {
-    this.#countTabs();
-    if (this.#settled && message.type !== "want") return; // an ended leader still serves late tabs
-    switch (message.type) {
-      case "want":
-        return this.#answer(message);
-      case "rows":
-        return message.to === this.#id ? this.#caughtUp(message) : undefined;
-      case "batch":
-        return this.#receive(message.offset, message.results, message.cursor);
-      case "status":
-        return this.#status(message.run);
-      case "end":
-        return this.#ended({ outcome: fromWire(message.outcome), total: message.total });
-      case "leader":
-        // A new leader may hold rows the last one never answered with.
-        this.#asked = null;
-        return this.#ahead.size > 0 ? this.#askForMissing() : undefined;
+  #perform(effect) {
+    switch (effect.type) {
+      case "post":
+        return this.#channel.postMessage(effect.message);
+      case "lock":
+        return this.#lock();
+      case "poll":
+        return this.#poll(effect);
+      case "stopPoll":
+        this.#poller?.stop();
+        return this.#wake(true);
+      case "pace":
+        return this.#poller?._pace(effect.hidden);
       case "webhook":
-        return this.#inner?.webhookReceived(message.payload);
+        return this.#poller?.webhookReceived(effect.payload);
+      case "deliver":
+        return this.#deliver(effect.batch);
+      case "status":
+        return this.#delivery.status(Object.freeze({ ...effect.run }));
+      case "role":
+        return this.#tell(effect);
+      case "release":
+        return this.#release();
+      case "end":
+        return this.#end(effect.outcome);
       default:
         return undefined;
     }
   }
 
-  /** The leader sends a tab the rows it asked for (those it has), the status and the outcome. */
-  #answer({ from, next }) {
-    if (this.role !== "leader") return;
-    const offset = Math.min(Math.max(next, this.#base), this.#knownEnd);
-    const results = this.#rows.slice(offset - this.#base);
-    const end = this.#end && { outcome: toWire(this.#end.outcome), total: this.#end.total };
-    this.#post({ type: "rows", to: from, offset, results, cursor: this.#endCursor, run: this.#lastRun, end });
-  }
-
-  #caughtUp({ offset, results, cursor, run, end }) {
-    if (offset > this.#knownEnd) this.#fill(); // nobody keeps the rows in between
-    this.#receive(offset, results, cursor);
-    if (run) this.#status(run);
-    if (end) this.#ended({ outcome: fromWire(end.outcome), total: end.total });
-  }
-
-  #askForMissing() {
-    if (this.#asked === this.#knownEnd) return;
-    this.#asked = this.#knownEnd;
-    this.#post({ type: "want", from: this.#id, next: this.#knownEnd });
-  }
-
-  // ---- rows, in order, once --------------------------------------------------------------------
-
-  /** Adds rows to the log: overlaps are cut off, batches after a gap wait for it to fill. */
-  #receive(offset, results, cursor) {
-    const known = this.#knownEnd;
-    if (offset > known) {
-      this.#ahead.set(offset, { offset, results, cursor });
-      this.#askForMissing();
-      return;
+  /** This tab's wasm poller, from the protocol's cursor with what is left of its budgets. */
+  #poll({ cursor, maxRequests, maxDurationMs }) {
+    const options = { ...this.#options, cursor, maxRequests, maxDurationMs, signal: undefined };
+    const receiver = {
+      batch: (batch) => this.#polled(poller, batch),
+      status: (run) => poller === this.#poller && this.#send({ type: "polledStatus", run }),
+    };
+    let poller;
+    try {
+      poller = new this.#Wasm(options, receiver);
+    } catch (error) {
+      return this.#events.push({ type: "pollEnded", error }); // a budget the wasm refuses: this tab's end
     }
-    if (offset + results.length < known) return;
-    for (let i = known - offset; i < results.length; i += 1) this.#rows.push(results[i]);
-    this.#endCursor = cursor;
-    for (const [at, batch] of this.#ahead) {
-      if (at > this.#knownEnd) continue;
-      this.#ahead.delete(at);
-      this.#receive(batch.offset, batch.results, batch.cursor);
-    }
-    this.#pump();
+    this.#poller = poller;
+    const ended = (outcome) => {
+      if (this.#poller === poller) this.#poller = null;
+      poller.free();
+      this.#send({ type: "pollEnded", ...outcome });
+    };
+    // Started once the protocol's effects are done (its pace comes right after this one).
+    queueMicrotask(() => poller.start().then((summary) => ended({ summary }), (error) => ended({ error })));
   }
 
-  /** Hands the known rows to onBatch, then the iterator, waiting for each (backpressure). */
-  async #pump() {
-    if (this.#pumping) return;
-    this.#pumping = true;
-    while (!this.#settled && this.#delivered < this.#knownEnd) {
-      const end = this.#knownEnd;
-      const results = this.#rows.slice(this.#delivered - this.#base, end - this.#base);
-      const batch = Object.freeze({ results, offset: this.#delivered, cursor: this.#endCursor });
-      this.#cursor = batch.cursor;
-      await this.#call("onBatch", this.#options.onBatch, batch);
-      await this.#call("iterator", this.#sink, batch);
-      this.#delivered = end;
-      this.#wake();
-    }
-    this.#pumping = false;
-    this.#settleIfDone();
+  /** A batch of this tab's poller: the poller goes on once this tab has delivered it. */
+  #polled(poller, batch) {
+    if (poller !== this.#poller) return undefined;
+    this.#send({ type: "polled", batch });
+    const end = batch.offset + batch.results.length;
+    if (this.#tab.delivered >= end || this.#tab.ended) return undefined;
+    return new Promise((resolve) => this.#waiting.push({ end, resolve }));
   }
 
-  /** Resolves once this tab's consumer has taken the rows before `end`. */
-  #consumed(end) {
-    if (this.#delivered >= end || this.#settled) return undefined;
-    return new Promise((resolve) => this.#waiters.push({ end, resolve }));
-  }
-
-  #wake() {
-    this.#waiters = this.#waiters.filter(({ end, resolve }) => {
-      if (!this.#settled && end > this.#delivered) return true;
+  #wake(all = false) {
+    const { delivered, ended } = this.#tab;
+    this.#waiting = this.#waiting.filter(({ end, resolve }) => {
+      if (!all && !ended && end > delivered) return true;
       resolve();
       return false;
     });
   }
 
-  #status(run) {
-    // A new leader reads the status again: the same status is not news to this tab.
-    const json = JSON.stringify(run);
-    if (json === this.#lastRunJson) return;
-    this.#lastRunJson = json;
-    this.#lastRun = run;
-    this.#fire("onStatus", Object.freeze({ ...run }));
-  }
-
-  // ---- the outcome -----------------------------------------------------------------------------
-
-  #ended(end) {
-    // Another tab's outcome (a leader that stopped right after it): the run is over here too.
-    const inner = this.#inner;
-    this.#inner = null;
-    inner?.stop();
-    this.#end ??= end;
-    this.#settleIfDone();
-  }
-
-  /** The outcome is given once this tab has delivered every row before it. */
-  #settleIfDone() {
-    if (!this.#end || this.#settled || this.#pumping) return;
-    if (this.#delivered < this.#end.total) {
-      if (this.#knownEnd < this.#end.total) this.#askForMissing();
-      return;
-    }
-    this.#finish(this.#end.outcome);
-  }
-
-  #finish({ summary, error }) {
-    if (this.#settled) return;
-    this.#settled = true;
-    this.#options.signal?.removeEventListener("abort", this.#onAbort);
-    this.#wake();
-    // A follower is done with the channel; the leader keeps it and the lock (until stop() or
-    // the tab closes) so that a tab joining now gets the rows and the outcome, not a new poll.
-    if (this.role !== "leader") this.#leave();
-    if (summary) {
-      const done = Object.freeze({ ...summary, durationMs: Date.now() - this.#t0, cursor: this.#cursor });
-      this.#fire("onComplete", done);
-      this.#settle.resolve(done);
-    } else {
-      this.#fire("onError", error);
-      this.#settle.reject(error);
-    }
-  }
-
-  // ---- callbacks -------------------------------------------------------------------------------
-
-  /** Calls a batch receiver and waits for its promise; a failure is reported, never fatal. */
-  async #call(name, callback, arg) {
-    if (!callback) return;
+  /**
+   * Through the same delivery as a lone poller: onBatch, then the iterator (backpressure). As
+   * there, a batch taken at once counts as delivered before what its callback did (a stop()
+   * in onBatch keeps it); a stop() while its promise is pending waits for it: it counts if the
+   * promise fulfils and stays before the cursor if it rejects.
+   */
+  #deliver({ offset, results, cursor }) {
+    const end = offset + results.length;
+    const done = { type: "delivered", offset: end, cursor };
+    const failed = (cause) => ({ type: "deliveryFailed", error: callbackFailed(offset, end, cause) });
+    let taken;
     try {
-      await callback(arg);
+      taken = this.#delivery.batch(Object.freeze({ results, offset, cursor }));
+    } catch (cause) {
+      return this.#events.unshift(failed(cause));
+    }
+    if (!taken) return this.#events.unshift(done); // handled next, before what the callback sent
+    return taken.then(() => this.#send(done), (cause) => this.#send(failed(cause)));
+  }
+
+  #tell({ role, tabs }) {
+    try {
+      const told = this.#options.onRoleChange?.(Object.freeze({ role, tabs }));
+      told?.then?.(undefined, (error) => this.#delivery.report(error, "onRoleChange"));
     } catch (error) {
-      this.#report(error, name);
+      this.#delivery.report(error, "onRoleChange");
     }
   }
 
-  /** onStatus, onComplete, onError, onRoleChange: not waited for. */
-  #fire(name, arg) {
-    const callback = this.#options[name];
-    if (!callback) return;
-    try {
-      const result = callback(arg);
-      if (typeof result?.then === "function") result.then(undefined, (error) => this.#report(error, name));
-    } catch (error) {
-      this.#report(error, name);
-    }
-  }
-
-  #report(error, name) {
-    const { onCallbackError } = this.#options;
-    if (!onCallbackError) return console.error(`captaindata-poller: ${name} failed`, error);
-    try {
-      onCallbackError(error, name);
-    } catch (again) {
-      console.error(`captaindata-poller: onCallbackError failed`, again);
-    }
-    return undefined;
-  }
-
-  // ---- role and tab count ----------------------------------------------------------------------
-
-  #setRole(role) {
-    this.role = role;
-    this.#countTabs();
-  }
-
-  /** Tabs sharing = holders and waiters of the lock; counted again on every channel message. */
-  #countTabs() {
-    if (this.#querying) {
-      this.#requery = true;
-      return;
-    }
-    this.#querying = navigator.locks
-      .query()
-      .then(({ held = [], pending = [] }) => {
-        const tabs = [...held, ...pending].filter((lock) => lock.name === this.#key).length;
-        this.#tell(tabs);
-      }, noop)
-      .finally(() => {
-        this.#querying = null;
-        if (this.#requery) {
-          this.#requery = false;
-          this.#countTabs();
-        }
-      });
-  }
-
-  #tell(tabs) {
-    const now = `${this.role} ${tabs}`;
-    if (this.#settled || this.#stopped || now === this.#told) return;
-    this.#told = now;
-    this.#fire("onRoleChange", Object.freeze({ role: this.role, tabs }));
+  #end({ summary, stopped, error }) {
+    if (error) this.#settle.reject(error);
+    else this.#settle.resolve(Object.freeze(summary ?? stopped));
   }
 }

@@ -4,7 +4,7 @@ import wasmModule from "../pkg/captaindata_poller_bg.wasm";
 import * as glue from "../pkg/captaindata_poller.js";
 import { createApi } from "./poller.js";
 
-export const { JobPoller, preload, pollStep, scheduleWorkflow } = createApi({
+export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook } = createApi({
   glue,
   instantiate: () => glue.initSync({ module: wasmModule }),
   source: "the bundled captaindata_poller_bg.wasm",

@@ -1,5 +1,7 @@
 // `npm test`: set up, then every test suite in order; stops at the first failing stage and
 // prints a summary with times. `node scripts/test.mjs size types` runs only the named stages.
+// `node scripts/test.mjs --repeat 5 worker demo` runs them 5 times over (a flakiness check: it
+// goes on after a failure and prints how many passes each stage failed).
 // Later issues (demo in Playwright, worker in Miniflare, bench smoke) add entries to `stages`.
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
@@ -19,7 +21,7 @@ function filesIn(dir, pattern) {
 }
 
 const wasmTestTargets = () => filesIn("tests", /^wasm_.*\.rs$/).map((f) => path.basename(f, ".rs"));
-const nodeTestFiles = () => [...filesIn("tests", /\.test\.mjs$/), ...filesIn(path.join("tests", "package"), /\.test\.mjs$/)];
+const nodeTestFiles = () => [...filesIn("tests", /\.test\.mjs$/), ...filesIn(path.join("tests", "package"), /\.test\.mjs$/), ...filesIn(path.join("tests", "cli"), /\.test\.mjs$/)];
 const workerTestFiles = () => filesIn(path.join("tests", "worker"), /\.test\.mjs$/);
 const leakTestFiles = () => filesIn(path.join("tests", "leaks"), /\.test\.mjs$/);
 const demoTestFiles = () => filesIn(path.join("tests", "demo"), /\.test\.mjs$/);
@@ -115,11 +117,7 @@ function printSummary(results) {
 
 /** Run the selected stages (all by default) in pipeline order; throw on the first failure. */
 export async function test(ids = []) {
-  const unknown = ids.filter((id) => !stages.some((s) => s.id === id));
-  if (unknown.length > 0) {
-    throw new StepError("npm test", `unknown stage ${unknown.join(", ")}; stages: ${stages.map((s) => s.id).join(", ")}`);
-  }
-  const selected = ids.length === 0 ? stages : stages.filter((s) => ids.includes(s.id));
+  const selected = select(ids);
   const results = selected.map((s) => ({ name: s.name, status: "not run" }));
   const started = Date.now();
   try {
@@ -146,4 +144,65 @@ export async function test(ids = []) {
   }
 }
 
-if (isMain(import.meta.url)) cli(() => test(process.argv.slice(2)));
+/** The selected stages, checked against the pipeline; all of them when `ids` is empty. */
+function select(ids) {
+  const unknown = ids.filter((id) => !stages.some((s) => s.id === id));
+  if (unknown.length > 0) {
+    throw new StepError("npm test", `unknown stage ${unknown.join(", ")}; stages: ${stages.map((s) => s.id).join(", ")}`);
+  }
+  return ids.length === 0 ? stages : stages.filter((s) => ids.includes(s.id));
+}
+
+/**
+ * Runs the selected stages `times` times over. Unlike `test()` it goes on after a failure (a
+ * flaky stage must not hide the others); it throws at the end when any pass of any stage failed.
+ * Setup and build stages are run once, on the first pass, when selected.
+ */
+export async function repeat(times, ids = []) {
+  const selected = select(ids);
+  const failures = new Map(selected.map((s) => [s.id, { runs: 0, failed: 0, ms: 0 }]));
+  const once = new Set(["setup", "build"]);
+  const started = Date.now();
+  for (let pass = 1; pass <= times; pass++) {
+    for (const stage of selected) {
+      if (pass > 1 && once.has(stage.id)) continue;
+      const reason = stage.skip?.();
+      if (reason) continue;
+      console.log(`\n=== pass ${pass}/${times}: ${stage.name}`);
+      const count = failures.get(stage.id);
+      const t0 = Date.now();
+      try {
+        await stage.run();
+      } catch (err) {
+        count.failed += 1;
+        console.log(`=== pass ${pass}/${times}: ${stage.name} FAILED: ${err instanceof StepError ? err.message : String(err?.stack ?? err)}`);
+      }
+      count.runs += 1;
+      count.ms += Date.now() - t0;
+    }
+  }
+  console.log(`\nrepeat summary (${times} passes, ${seconds(Date.now() - started)}):`);
+  for (const stage of selected) {
+    const { runs, failed, ms } = failures.get(stage.id);
+    const note = runs === 0 ? "skipped" : `${failed} of ${runs} failed, ${seconds(ms / runs)} a pass`;
+    console.log(`  ${(failed > 0 ? "FLAKY" : runs === 0 ? "-" : "ok").padEnd(6)} ${stage.name.padEnd(34)} ${note}`);
+  }
+  const failed = [...failures.values()].reduce((sum, f) => sum + f.failed, 0);
+  if (failed > 0) throw new StepError("npm test --repeat", `${failed} failed stage runs in ${times} passes`);
+}
+
+/** `[--repeat N] [stage ids…]` */
+function parseArgs(argv) {
+  const at = argv.indexOf("--repeat");
+  if (at === -1) return { times: null, ids: argv };
+  const times = Number(argv[at + 1]);
+  if (!Number.isInteger(times) || times < 1) throw new StepError("npm test", "--repeat needs a whole number of passes ≥ 1, e.g. --repeat 5");
+  return { times, ids: [...argv.slice(0, at), ...argv.slice(at + 2)] };
+}
+
+if (isMain(import.meta.url)) {
+  cli(async () => {
+    const { times, ids } = parseArgs(process.argv.slice(2));
+    return times === null ? test(ids) : repeat(times, ids);
+  });
+}

@@ -11,6 +11,7 @@ import {
   jobState,
   resultsBody,
   runBody,
+  startNow,
 } from "./jobs.js";
 import { hostileAnswer } from "./hostile.js";
 import { seededRandom, seededUid } from "./random.js";
@@ -158,6 +159,49 @@ export function createSim(options = {}) {
   let webhookLog = [];
   const timers = new Set();
   const pendingWebhooks = new Set();
+  /** Re-checks of `until()` waiters, run whenever a request or a webhook is logged or settles. */
+  const waiters = new Set();
+  const changed = () => {
+    for (const recheck of [...waiters]) recheck();
+  };
+
+  /**
+   * Resolves with `check()`'s value once it is truthy: checked now and after every change of the
+   * request log or the webhook log (a request seen, answered, dropped or aborted; a webhook sent
+   * or answered), so a test waits for the condition itself, never for a duration. Rejects after
+   * `timeoutMs` (a bound for a stuck test only) naming `what`.
+   * @template T
+   * @param {() => T} check
+   * @param {{ timeoutMs?: number, what?: string }} [options]
+   * @returns {Promise<T>}
+   */
+  function until(check, { timeoutMs = 30000, what = "a condition on the simulator" } = {}) {
+    return new Promise((resolve, reject) => {
+      const recheck = () => {
+        let value;
+        try {
+          value = check();
+        } catch (e) {
+          done();
+          return reject(e);
+        }
+        if (value) {
+          done();
+          resolve(value);
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(recheck);
+      };
+      waiters.add(recheck);
+      recheck();
+    });
+  }
 
   function createJob(spec = {}) {
     const uid = spec.jobUid ?? seededUid(uidRandom);
@@ -178,7 +222,7 @@ export function createSim(options = {}) {
   // With the wall clock and a webhook, timers notice the start and the end; with a manual clock, tick() does.
   function watchForEnd(job) {
     if (!webhook || !usesWallClock) return;
-    const startsAt = job.createdAt + job.spec.startDelayMs;
+    const { startsAt } = job;
     for (const at of startsAt > clock.now() ? [startsAt, endNoticeAt(job)] : [endNoticeAt(job)]) {
       const id = setTimeout(
         () => {
@@ -205,7 +249,7 @@ export function createSim(options = {}) {
   /** Created once the job has started ("when a job starts and the first task launches"), then its end. */
   function notify(job, now) {
     if (job.webhookSent) return;
-    if (!job.createdSent && now >= job.createdAt + job.spec.startDelayMs) {
+    if (!job.createdSent && now >= job.startsAt) {
       job.createdSent = true;
       if (webhook) sendWebhook(job, "created", null);
     }
@@ -237,7 +281,9 @@ export function createSim(options = {}) {
     webhookLog.push(record);
     const sent = fetch(webhook.url, {
       method: "POST",
-      headers: { "content-type": "application/json", ...webhook.headers },
+      // A connection per webhook, as a webhook sender opens: a kept-alive one could have been
+      // closed by the receiver meanwhile (workerd after 5 s idle). Browsers drop the header.
+      headers: { "content-type": "application/json", connection: "close", ...webhook.headers },
       body: JSON.stringify(payload),
     })
       .then(async (res) => {
@@ -247,8 +293,12 @@ export function createSim(options = {}) {
       .catch((e) => {
         record.error = String(e?.message ?? e);
       })
-      .finally(() => pendingWebhooks.delete(sent));
+      .finally(() => {
+        pendingWebhooks.delete(sent);
+        changed();
+      });
     pendingWebhooks.add(sent);
+    changed();
   }
 
   function lookup(jobUid) {
@@ -265,6 +315,16 @@ export function createSim(options = {}) {
   function finish(jobUid, status = "finished") {
     forceEnd(lookup(jobUid), clock.now(), status, false);
     tick();
+    return job(jobUid);
+  }
+
+  /** Starts a pending job now (a test's command instead of a guessed `startDelayMs`). */
+  function start(jobUid) {
+    const j = lookup(jobUid);
+    const wasPending = clock.now() < j.startsAt;
+    startNow(j, clock.now());
+    tick();
+    if (wasPending) watchForEnd(j); // the end comes earlier now; each webhook is still sent once
     return job(jobUid);
   }
 
@@ -450,6 +510,7 @@ export function createSim(options = {}) {
     if (!action) return json(200, job(uid));
     if (action === "finish" && request.method === "POST") return json(200, finish(uid, input.status));
     if (action === "stop" && request.method === "POST") return json(200, stop(uid));
+    if (action === "start" && request.method === "POST") return json(200, start(uid));
     if (action === "naive")
       return json(
         200,
@@ -512,6 +573,7 @@ export function createSim(options = {}) {
       jobUid: route.jobUid ?? null,
     };
     log.push(entry);
+    changed();
     try {
       const answer =
         request.method === "OPTIONS"
@@ -524,6 +586,8 @@ export function createSim(options = {}) {
       entry.status = 0;
       entry.error = e?.simDrop ? "dropped" : "aborted";
       throw e;
+    } finally {
+      changed();
     }
   }
 
@@ -533,6 +597,7 @@ export function createSim(options = {}) {
     job,
     stats,
     finish,
+    start,
     stop,
     tick,
     reset,
@@ -541,6 +606,7 @@ export function createSim(options = {}) {
     webhooks: () => webhookLog.map((w) => ({ ...w })),
     /** Resolves when every webhook POST in flight has settled. */
     webhooksSettled: () => Promise.all([...pendingWebhooks]),
+    until,
     /** Clears timers; the simulator keeps answering. */
     dispose() {
       for (const id of timers) clearTimeout(id);

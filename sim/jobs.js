@@ -116,6 +116,8 @@ export function createJob(uid, spec, createdAt, seed) {
     workflowUid: full.workflowUid ?? "sim-workflow",
     spec: full,
     createdAt,
+    /** When it leaves `pending`: after `startDelayMs`, or earlier by `startNow()`. */
+    startsAt: createdAt + full.startDelayMs,
     faults: createFaults(full.faults, (seed ^ hashString(uid)) >>> 0),
     /** @type {JobState | null} set by finish()/stop() */
     forced: null,
@@ -130,7 +132,7 @@ function endState(job, outcome, finishedAt, rows) {
     status: failedInputs ? "shutdown" : outcome,
     rowsAvailable: failedInputs ? 0 : rows,
     rowCount: failedInputs ? 0 : rows,
-    startedAt: Math.min(job.createdAt + job.spec.startDelayMs, finishedAt),
+    startedAt: Math.min(job.startsAt, finishedAt),
     finishedAt,
     errorMessage: failedInputs ? ALL_INPUTS_FAILED : outcome === "shutdown" ? "Job was shut down" : null,
   };
@@ -147,7 +149,7 @@ function timelineState(job, now) {
   if (job.forced && now >= job.forced.finishedAt) return job.forced;
   const { spec } = job;
   const rows = spec.outcome === "allInputsFailed" ? 0 : spec.rows;
-  const startedAt = job.createdAt + spec.startDelayMs;
+  const startedAt = job.startsAt;
   if (now < startedAt)
     return { status: "pending", rowsAvailable: 0, rowCount: 0, startedAt: null, finishedAt: null, errorMessage: null };
   const ran = now - startedAt;
@@ -169,6 +171,11 @@ export function jobState(job, now) {
   if (!lag) return state;
   const then = timelineState(job, now - lag);
   return { ...state, rowCount: Math.min(state.rowsAvailable, then.rowsAvailable) };
+}
+
+/** Ends a job's pending phase now (its `durationMs` counts from now); no-op once it has started. */
+export function startNow(job, now) {
+  if (now < job.startsAt) job.startsAt = now;
 }
 
 /** Force an end now: `finish` delivers every row, `stop` keeps the rows so far. */
@@ -263,7 +270,7 @@ export function describeJob(job, state) {
     startTime: iso(state.startedAt),
     finishTime: iso(state.finishedAt),
     createdAt: job.createdAt,
-    endsAt: job.createdAt + job.spec.startDelayMs + job.spec.durationMs,
+    endsAt: job.startsAt + job.spec.durationMs,
     spec: job.spec,
   };
 }

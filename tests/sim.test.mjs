@@ -133,6 +133,21 @@ describe("simulator over HTTP", () => {
     for (const key of ["uid", "name", "workflow_uid"]) assert.equal(typeof run[key], "string");
   });
 
+  test("start(): a pending job starts on command; its duration counts from then", async () => {
+    const { jobUid } = server.sim.createJob({ rows: 100, durationMs: 1000, startDelayMs: 3_600_000 });
+    clock.advance(5000);
+    assert.equal((await getJson(server, `/jobs/${jobUid}`)).body.status, "pending");
+    assert.equal(server.sim.start(jobUid).status, "running");
+    clock.advance(500);
+    assert.deepEqual(
+      [(await getJson(server, `/jobs/${jobUid}`)).body.status, server.sim.job(jobUid).rowsAvailable],
+      ["running", 50],
+    );
+    clock.advance(500);
+    assert.equal((await getJson(server, `/jobs/${jobUid}`)).body.status, "finished");
+    assert.equal(server.sim.start(jobUid).status, "finished", "no-op once started");
+  });
+
   test("outcomes: warning, shutdown, stopped; finish() and stop() force an end", async () => {
     for (const outcome of ["warning", "shutdown", "stopped"]) {
       const { jobUid } = server.sim.createJob({ rows: 3, durationMs: 0, outcome });
@@ -535,10 +550,10 @@ describe("faults", () => {
       });
       const aborter = new AbortController();
       const pending = call(wall, `/jobs/${jobUid}/results`, { signal: aborter.signal });
-      await new Promise((r) => setTimeout(r, 50));
+      await wall.sim.until(() => wall.sim.stats(jobUid).log.length === 1, { what: "the request in the slow wait" });
       aborter.abort();
       await assert.rejects(pending, { name: "AbortError" });
-      await new Promise((r) => setTimeout(r, 50));
+      await wall.sim.until(() => wall.sim.stats(jobUid).log[0].status !== null, { what: "the abort seen by the simulator" });
       assert.deepEqual(
         wall.sim.stats(jobUid).log.map((e) => [e.status, e.error]),
         [[0, "aborted"]],
@@ -697,7 +712,8 @@ describe("webhook", () => {
       const timed = server.sim.createJob({ rows: 5, durationMs: 50 });
       const stopped = server.sim.createJob({ rows: 5, durationMs: 60000 });
       server.sim.stop(stopped.jobUid);
-      for (let i = 0; i < 100 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+      // The timer's webhook is answered by the receiver (logged as settled): both have arrived.
+      await server.sim.until(() => server.sim.webhooks().filter((h) => h.status !== null).length === 2, { what: "both webhooks answered" });
       const messages = Object.fromEntries(received.map((r) => [r.body.job_uid, r.body.message]));
       assert.deepEqual(messages, { [timed.jobUid]: "Job successfully finished.", [stopped.jobUid]: "Job failed." });
     } finally {
@@ -712,15 +728,20 @@ describe("webhook", () => {
     try {
       const late = server.sim.createJob({ rows: 5, durationMs: 1000, startDelayMs: 500 });
       const never = server.sim.createJob({ rows: 5, durationMs: 1000, startDelayMs: 500 });
+      const early = server.sim.createJob({ rows: 5, durationMs: 1000, startDelayMs: 60_000 });
       server.sim.stop(never.jobUid);
       await server.sim.webhooksSettled();
       assert.equal(received.length, 0, "not before the start");
       clock.advance(500);
       await call(server, `/jobs/${late.jobUid}`);
+      server.sim.start(early.jobUid); // started on command: Created at once
       await server.sim.webhooksSettled();
       assert.deepEqual(
         received.map((r) => [r.body.job_uid, r.body.message]),
-        [[late.jobUid, "Job successfully created."]],
+        [
+          [late.jobUid, "Job successfully created."],
+          [early.jobUid, "Job successfully created."],
+        ],
       );
     } finally {
       await server.close();

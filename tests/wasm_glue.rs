@@ -62,11 +62,34 @@ export function recorder(failAt, async) {
   return seen;
 }
 export function isFrozen(value) { return Object.isFrozen(value); }
+// A receiver whose batch promise the test settles: settleHeld(r, "take" | "refuse").
 export function hangingReceiver() {
   const r = { calls: 0 };
-  r.batch = () => { r.calls += 1; return new Promise(() => {}); };
+  r.firstCall = new Promise((resolve) => { r.called = resolve; });
+  r.batch = () => {
+    r.calls += 1;
+    r.called();
+    return new Promise((take, refuse) => { r.take = take; r.refuse = refuse; });
+  };
   r.status = () => {};
   return r;
+}
+export function settleHeld(r, how) { r[how](new Error("refused")); }
+// Resolves when something arms a timer of between `minMs` and `maxMs` (a poller going to sleep
+// for its interval): the condition a test waits for instead of a guessed duration.
+export function timerArmed(minMs, maxMs) {
+  return new Promise((resolve) => {
+    const real = globalThis.setTimeout;
+    globalThis.setTimeout = function (fn, ms, ...rest) {
+      const id = real(fn, ms, ...rest);
+      if (ms >= minMs && ms <= maxMs) { globalThis.setTimeout = real; resolve(); }
+      return id;
+    };
+  });
+}
+// `promise`'s outcome, or the string "timeout" if it has not settled within `ms`.
+export function within(promise, ms) {
+  return Promise.race([promise, new Promise((resolve) => setTimeout(() => resolve("timeout"), ms))]);
 }
 export function throwingFetch() { return () => { throw new ReferenceError("fetchh is not defined"); }; }
 export function kindsOf(api) { return api.calls.map((c) => (c.url.endsWith("/results") ? "results" : "run")); }
@@ -91,8 +114,13 @@ extern "C" {
     fn is_frozen(v: &JsValue) -> bool;
     #[wasm_bindgen(js_name = hangingReceiver)]
     fn hanging_receiver() -> JsValue;
+    #[wasm_bindgen(js_name = settleHeld)]
+    fn settle_held(receiver: &JsValue, how: &str);
     #[wasm_bindgen(js_name = kindsOf)]
     fn kinds_of(api: &JsValue) -> Vec<String>;
+    #[wasm_bindgen(js_name = timerArmed)]
+    fn timer_armed(min_ms: u32, max_ms: u32) -> js_sys::Promise;
+    fn within(promise: &js_sys::Promise, ms: u32) -> js_sys::Promise;
 }
 
 fn get(target: &JsValue, key: &str) -> JsValue {
@@ -198,61 +226,72 @@ async fn stop_during_a_request_aborts_it_and_sends_nothing_more() {
 }
 
 #[wasm_bindgen_test]
-async fn stop_while_an_async_on_batch_is_pending_ends_at_once() {
-    let api = fake_api("ok", u32::MAX);
-    let receiver = hanging_receiver();
-    let entries = [
-        ("jobUid", "job1".into()),
-        ("intervalMs", 10.into()),
-        ("fetch", get(&api, "fetch")),
-        ("baseUrl", LOCAL.into()),
-    ];
-    let poller = poller_to(&entries, Some(&receiver)).unwrap();
-    let start = poller.cursor();
-    let done = JsFuture::from(poller.start());
-    sleep(60).await; // the first batch is handed over and never acknowledged
-    assert_eq!(get(&receiver, "calls"), 1);
-    let before = call_count(&api);
-    sleep(60).await; // six intervals
-    assert_eq!(
-        call_count(&api),
-        before,
-        "backpressure: no request while onBatch's promise is pending"
-    );
-    poller.stop();
-    let summary = done.await.unwrap();
-    assert_eq!(get(&summary, "status"), "stopped");
-    assert_eq!(
-        get(&summary, "totalResults"),
-        0,
-        "the pending batch is not counted"
-    );
-    assert_eq!(
-        poller.cursor(),
-        start,
-        "the cursor stays before the pending batch"
-    );
-    sleep(60).await;
-    assert_eq!(call_count(&api), before, "no request after stop()");
+async fn stop_while_an_async_batch_is_pending_lets_the_consumer_finish_it() {
+    // Taken after the stop: it counts; refused after the stop: not counted, and no error.
+    for (settle, counted) in [("take", 1), ("refuse", 0)] {
+        let api = fake_api("ok", u32::MAX);
+        let receiver = hanging_receiver();
+        let entries = [
+            ("jobUid", "job1".into()),
+            ("intervalMs", 10.into()),
+            ("fetch", get(&api, "fetch")),
+            ("baseUrl", LOCAL.into()),
+        ];
+        let poller = poller_to(&entries, Some(&receiver)).unwrap();
+        let start = poller.cursor();
+        let done = poller.start();
+        // The first batch is handed over and not settled.
+        JsFuture::from(js_sys::Promise::from(get(&receiver, "firstCall")))
+            .await
+            .unwrap();
+        assert_eq!(get(&receiver, "calls"), 1);
+        let before = call_count(&api);
+        sleep(60).await; // an absence window of six intervals, not a synchronisation
+        assert_eq!(
+            call_count(&api),
+            before,
+            "backpressure: no request while the batch's promise is pending"
+        );
+        poller.stop();
+        let early = JsFuture::from(within(&done, 30)).await.unwrap();
+        assert_eq!(early, "timeout", "start() waits for the batch in hand");
+        settle_held(&receiver, settle);
+        let summary = JsFuture::from(done).await.unwrap();
+        assert_eq!(get(&summary, "status"), "stopped", "{settle}");
+        assert_eq!(get(&summary, "totalResults"), counted, "{settle}");
+        assert_eq!(poller.cursor() == start, counted == 0, "{settle}");
+        sleep(60).await; // an absence window
+        assert_eq!(call_count(&api), before, "no request after stop()");
+    }
 }
 
 #[wasm_bindgen_test]
 async fn a_webhook_cuts_the_interval_short_and_the_status_decides_the_end() {
+    const HOUR: u32 = 3_600_000;
     let api = fake_api("ok", 2);
     let poller = poller(&[
         ("jobUid", "job1".into()),
-        ("intervalMs", 60_000.into()),
+        ("intervalMs", HOUR.into()),
         ("fetch", get(&api, "fetch")),
     ]);
-    let done = JsFuture::from(poller.start());
-    sleep(60).await; // a results read and a status read ("running"); then a minute's sleep
+    // Its first reads made ("running"), the poller goes to sleep for its hour.
+    // (The interval is jittered by up to ±5 %.)
+    let asleep = JsFuture::from(timer_armed(HOUR / 2, HOUR / 2 * 3));
+    let started = poller.start();
+    asleep.await.unwrap();
     let before = call_count(&api) as usize;
+    assert!(before >= 1, "the first reads were made");
     let payload = options(&[
         ("job_uid", "job1".into()),
         ("message", "Job successfully finished.".into()),
     ]);
     poller.webhook_received(payload).unwrap();
-    let summary = done.await.unwrap();
+    // Ignored, the webhook would leave the poller asleep for the hour: bounded far below it.
+    let summary = JsFuture::from(within(&started, 10_000)).await.unwrap();
+    assert!(
+        summary.as_string().as_deref() != Some("timeout"),
+        "the webhook did not make the poller read at once (nothing within 10 s; its interval is an hour)"
+    );
     assert_eq!(get(&summary, "status"), "finished");
     let kinds = kinds_of(&api);
     assert!(

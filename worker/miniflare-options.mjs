@@ -19,20 +19,25 @@ export const LOCAL_SECRETS = Object.freeze({
 // workerd's local alarm scheduler warns when an alarm set to "now" runs a few ms late: noise.
 const LOCAL_ALARM_NOISE = /NOSENTRY SQLite alarm overdue/;
 
-/** Passes workerd's output through, without the local alarm noise. */
-function quietStdio(stdout, stderr) {
-  for (const [stream, out] of [[stdout, process.stdout], [stderr, process.stderr]]) {
-    createInterface({ input: stream }).on("line", (line) => {
-      if (!LOCAL_ALARM_NOISE.test(line)) out.write(`${line}\n`);
-    });
-  }
+/** Passes workerd's output through, without the local alarm noise; `onLine` sees each line too. */
+function quietStdio(onLine) {
+  return (stdout, stderr) => {
+    for (const [stream, out] of [[stdout, process.stdout], [stderr, process.stderr]]) {
+      createInterface({ input: stream }).on("line", (line) => {
+        if (LOCAL_ALARM_NOISE.test(line)) return;
+        onLine?.(line);
+        out.write(`${line}\n`);
+      });
+    }
+  };
 }
 
 /**
- * @param {{ baseUrl: string, bindings?: Record<string, string>, outboundService?: unknown, port?: number }} options
- * `baseUrl` is the simulator's `/v3` URL on 127.0.0.1.
+ * @param {{ baseUrl: string, bindings?: Record<string, string>, outboundService?: unknown, port?: number,
+ *   onLine?: (line: string) => void }} options
+ * `baseUrl` is the simulator's `/v3` URL on 127.0.0.1; `onLine` receives the worker's log lines.
  */
-export function miniflareOptions({ baseUrl, bindings = {}, outboundService, port }) {
+export function miniflareOptions({ baseUrl, bindings = {}, outboundService, port, onLine }) {
   return {
     name: "captaindata-poller",
     host: "127.0.0.1",
@@ -52,7 +57,7 @@ export function miniflareOptions({ baseUrl, bindings = {}, outboundService, port
       REGISTRY: { className: "Registry", useSQLite: true },
     },
     bindings: { ...LOCAL_SECRETS, CAPTAINDATA_BASE_URL: baseUrl, ...bindings },
-    handleRuntimeStdio: quietStdio,
+    handleRuntimeStdio: quietStdio(onLine),
     ...(outboundService ? { outboundService } : {}),
   };
 }

@@ -2,8 +2,8 @@
 // progress, counters, the request timeline and the naive loop's cost. Survives reloads.
 import { JobPoller, isFinalError } from "captaindata-poller";
 import { adviceFor } from "./error-advice.js";
-import { estimateNaiveCost } from "./naive-cost.js";
-import { FAULT_PRESETS, simulatedJobSpec } from "./presets.js";
+import { comparisonNote, estimateNaiveCost, isOneGrowingPage, splitAttempts } from "./naive-cost.js";
+import { ARRIVALS, FAULT_PRESETS, simulatedJobSpec } from "./presets.js";
 import { showPace } from "./pace-note.js";
 import { createRequestMeter } from "./request-meter.js";
 import { createResultsTable } from "./results-table.js";
@@ -97,15 +97,15 @@ function showComparison(ours, naive, note) {
   $("naive-note").textContent = note;
 }
 
-/** Sim mode: what the simulator saw from this poller (across reloads). */
+/** Sim mode: what the simulator saw from this poller (across reloads), failed attempts apart. */
 async function refreshSimCounts(run, withNaive) {
-  const { jobUid, intervalMs } = run.saved;
-  const stats = await simulatorStats(jobUid);
-  const ours = { requests: stats.requests.total, bytes: stats.bytes.total };
+  const { jobUid, intervalMs, expectedRows, pageSize, arrival } = run.saved;
+  const { answered: ours, failed } = splitAttempts((await simulatorStats(jobUid)).log);
   if (!withNaive) return showComparison(ours, null, "The naive loop's cost is computed by the simulator when the run ends.");
   const naive = await naiveLoopCost(jobUid, intervalMs);
-  const ratio = ours.bytes > 0 ? ` — ${(naive.bytes / ours.bytes).toFixed(1)}× the bytes` : "";
-  showComparison(ours, naive, `Naive loop: ${naive.ticks} ticks every ${formatMs(intervalMs)} over the same run, computed by the simulator${ratio}.`);
+  const growingPage = isOneGrowingPage({ rows: expectedRows, pageSize, arrival, oursBytes: ours.bytes, naiveBytes: naive.bytes });
+  showComparison(ours, naive, comparisonNote({ ours, naive, failed, growingPage, intervalText: formatMs(intervalMs) }));
+  $("naive").dataset.verdict = growingPage ? "one-growing-page" : ours.bytes < naive.bytes ? "fewer-bytes" : "more-bytes";
 }
 
 function estimateForApi(run) {
@@ -281,11 +281,14 @@ async function onSimSubmit(event) {
       durationMs: Math.round(numberField(form, "durationS") * 1000),
       pageSize: numberField(form, "pageSize"),
       preset: form.elements.namedItem("preset").value,
+      arrival: form.elements.namedItem("arrival").value,
+      bursts: numberField(form, "bursts"),
     });
     const job = await createSimulatedJob(spec);
     $("job-uid").value = job.jobUid;
     const expectedRows = spec.outcome === "allInputsFailed" ? 0 : spec.rows;
-    await startFresh({ jobUid: job.jobUid, mode: "sim", expectedRows, intervalMs: numberField(form, "intervalMs") });
+    const arrival = spec.arrival ? "bursts" : "linear";
+    await startFresh({ jobUid: job.jobUid, mode: "sim", expectedRows, pageSize: spec.pageSize, arrival, intervalMs: numberField(form, "intervalMs") });
   } catch (error) {
     showError(error);
   }
@@ -339,6 +342,12 @@ function init() {
   showPace($("pace"), { hiddenIntervalMs: HIDDEN_INTERVAL_MS });
   const select = $("preset");
   for (const [value, { label }] of Object.entries(FAULT_PRESETS)) select.append(new Option(label, value));
+  const arrival = $("arrival");
+  for (const [value, { label, title }] of Object.entries(ARRIVALS)) arrival.append(Object.assign(new Option(label, value), { title }));
+  // The bursts' count only means something when rows arrive in bursts.
+  const syncBursts = () => ($("sim-form").elements.namedItem("bursts").disabled = arrival.value !== "bursts");
+  arrival.addEventListener("change", syncBursts);
+  syncBursts();
   $("sim-form").addEventListener("submit", onSimSubmit);
   $("poll-form").addEventListener("submit", onPollSubmit);
   $("stop").addEventListener("click", stopCurrent);

@@ -27,3 +27,52 @@ export function estimateNaiveCost({ arrivals, durationMs, intervalMs, bytesPerRo
   }
   return { requests, bytes, estimated: true };
 }
+
+/**
+ * This poller's requests from the simulator's log, split into answered ones and failed attempts
+ * (a fault the simulator injected, or a connection that got no answer). The naive loop's cost is
+ * computed on the run without faults, so the fair comparison leaves failed attempts out on both
+ * sides: it counts the reads each side needed, not the retries one of them happened to make.
+ * @param {{ status: number | null, bytes: number, fault?: string, kind: string }[]} log
+ */
+export function splitAttempts(log) {
+  const answered = { requests: 0, bytes: 0 };
+  const failed = { requests: 0, bytes: 0 };
+  for (const entry of log) {
+    if (entry.kind === "preflight" || entry.status === null) continue; // CORS, or still in flight
+    const side = entry.fault || entry.status === 0 ? failed : answered;
+    side.requests += 1;
+    side.bytes += entry.bytes;
+  }
+  return { answered, failed };
+}
+
+/**
+ * True when the run is one results page that grows on every tick (or one page this poller did
+ * not read less of): the API serves the page whole on every read, so every reader downloads it
+ * again each time it grew, and no poller can read much less than the naive loop.
+ * @param {{ rows: number | null, pageSize?: number, arrival?: string, oursBytes: number, naiveBytes: number }} run
+ */
+export function isOneGrowingPage({ rows, pageSize, arrival, oursBytes, naiveBytes }) {
+  const onePage = rows !== null && pageSize !== undefined && rows <= pageSize;
+  return onePage && (arrival === "linear" || oursBytes >= naiveBytes);
+}
+
+/**
+ * What the comparison says: the ratio, or on one growing page why there is none to show; and
+ * that failed attempts are left out on both sides when there were any.
+ * @param {{ ours: { bytes: number }, naive: { bytes: number, ticks: number }, failed: { requests: number },
+ *   growingPage: boolean, intervalText: string }} figures
+ */
+export function comparisonNote({ ours, naive, failed, growingPage, intervalText }) {
+  const base = `Naive loop: ${naive.ticks} ticks every ${intervalText} over the same run, computed by the simulator`;
+  const faults =
+    failed.requests > 0
+      ? ` Both sides are counted without failed attempts: the naive loop is computed without faults, so this poller's ${failed.requests} failed ${failed.requests === 1 ? "attempt is" : "attempts are"} left out too.`
+      : "";
+  if (growingPage) {
+    return `${base}. One page that grows on every tick: the API serves the whole page on every read, so every reader — this poller too — downloads it again each time it grows; no poller can read much less here. Several pages, or rows in bursts, show the difference.${faults}`;
+  }
+  const ratio = ours.bytes > 0 ? ` — ${(naive.bytes / ours.bytes).toFixed(1)}× the bytes of this poller` : "";
+  return `${base}${ratio}.${faults}`;
+}

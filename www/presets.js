@@ -1,4 +1,5 @@
-// Fault presets of the simulated run form → the simulator's job spec (sim/jobs.js, sim/faults.js).
+// The simulated run form → the simulator's job spec (sim/jobs.js, sim/faults.js): fault presets
+// and how rows arrive.
 
 /** Each preset: a label for the form and what it adds to the job spec. */
 export const FAULT_PRESETS = Object.freeze({
@@ -11,10 +12,21 @@ export const FAULT_PRESETS = Object.freeze({
 });
 
 /**
- * The body of `POST /__sim/jobs` for the form's values.
- * @param {{ inputs: number, rowsPerInput: number, durationMs: number, pageSize: number, preset: string }} form
+ * How rows arrive. Captain Data delivers a run's rows in batches with quiet ticks in between
+ * (the bench's `bursty` workload), so bursts are the default.
  */
-export function simulatedJobSpec({ inputs, rowsPerInput, durationMs, pageSize, preset }) {
+export const ARRIVALS = Object.freeze({
+  bursts: { label: "In bursts", title: "As Captain Data delivers them: batches of rows, quiet ticks in between" },
+  linear: { label: "Steadily", title: "A few more rows on every tick" },
+});
+
+/**
+ * The body of `POST /__sim/jobs` for the form's values.
+ * @param {{ inputs: number, rowsPerInput: number, durationMs: number, pageSize: number, preset: string,
+ *   arrival?: string, bursts?: number }} form
+ */
+export function simulatedJobSpec({ inputs, rowsPerInput, durationMs, pageSize, preset, arrival = "bursts", bursts = 5 }) {
   const chosen = FAULT_PRESETS[preset] ?? FAULT_PRESETS.none;
-  return { inputs, rows: inputs * rowsPerInput, durationMs, pageSize, ...chosen.spec };
+  const rowsArrive = arrival === "linear" ? {} : { arrival: { bursts: Math.max(1, Math.round(bursts)) } };
+  return { inputs, rows: inputs * rowsPerInput, durationMs, pageSize, ...rowsArrive, ...chosen.spec };
 }

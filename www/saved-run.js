@@ -7,7 +7,7 @@ const DB_NAME = "captaindata-poller-demo";
 const STORE = "rows";
 
 /**
- * @typedef {{ jobUid: string, mode: "sim" | "api", cursor: string | null, expectedRows: number | null,
+ * @typedef {{ jobUid: string, mode: "sim" | "api", cursor: string | null, expectedRows: number | null, pageSize?: number, arrival?: "bursts" | "linear",
  *   intervalMs: number, state: "running" | "stopped" | "completed" | "failed", rows: number }} SavedRun
  */
 

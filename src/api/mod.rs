@@ -20,7 +20,9 @@ pub use errors::{
 };
 pub use retry_hint::{retry_hint, RetryHint};
 pub use status::{classify_status, is_all_inputs_failed, RunClass};
-pub use webhook::{classify_webhook, Webhook, WebhookKind};
+pub use webhook::{
+    classify_webhook, Webhook, WebhookError, WebhookKind, WebhookPayload, MAX_ERROR_CHARS,
+};
 
 /// What the glue read from a `GET /jobs/{uid}` body.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -127,6 +127,21 @@ pub fn has_version_segment(base_url: &str) -> bool {
         && is_path
 }
 
+/// A 404's message: `text`, the request (`method path`) and, when `base_url` has no version
+/// segment, that hint.
+///
+/// ```
+/// use captaindata_poller::engine::not_found_text;
+/// let text = not_found_text("HTTP 404", "GET", "/jobs/j1", "https://api.captaindata.co");
+/// assert_eq!(text, "HTTP 404 (GET /jobs/j1; baseUrl has no version segment such as /v3)");
+/// ```
+pub fn not_found_text(text: &str, method: &str, path: &str, base_url: &str) -> String {
+    match has_version_segment(base_url) {
+        true => format!("{text} ({method} {path})"),
+        false => format!("{text} ({method} {path}; baseUrl has no version segment such as /v3)"),
+    }
+}
+
 fn is_loopback_host(host: &str) -> bool {
     matches!(
         host.to_ascii_lowercase().as_str(),

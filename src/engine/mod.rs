@@ -37,8 +37,8 @@ mod poller;
 
 pub use crate::api::ErrorCode;
 pub use config::{
-    has_version_segment, validate_base_url, validate_interval, validate_path_segment,
-    MIN_REMOTE_INTERVAL_MS,
+    has_version_segment, not_found_text, validate_base_url, validate_interval,
+    validate_path_segment, MIN_REMOTE_INTERVAL_MS,
 };
 
 /// Identifies one request so that a late answer to an abandoned request is ignored.
@@ -336,8 +336,9 @@ pub enum Event {
     /// cancels a pending sleep before handing this in.
     Online(bool),
     /// The user stopped the poller (`stop()`); the next action is [`Action::Stopped`] and
-    /// nothing is sent after it. A batch being delivered is not confirmed: the cursor stays
-    /// before it.
+    /// nothing is sent after it. A batch still being delivered is not confirmed (the cursor
+    /// stays before it): the glue lets its consumer finish and reports [`Event::BatchDone`]
+    /// first when it took the batch.
     Stop,
     /// The user's `AbortSignal` aborted; the next action is `Fail(ABORTED)` and nothing is
     /// sent after it. The cursor stays where it was, as for [`Event::Stop`].

@@ -13,7 +13,7 @@ mod next_page;
 mod pace;
 
 use super::backoff::{Backoff, SplitMix64};
-use super::config::has_version_segment;
+use super::config::not_found_text;
 use super::cursor::CursorState;
 use super::origin::origin_prefix;
 use super::{
@@ -27,8 +27,7 @@ use crate::api::{
 use pace::JITTER_STREAM;
 
 /// Why a poller whose `fetch` threw ended at once.
-const NOT_SENT_TEXT: &str =
-    "calling fetch threw (a programming error in the injected fetch, not retried; see `cause`)";
+const NOT_SENT_TEXT: &str = "fetch threw instead of sending (a programming error: not retried)";
 
 /// `setTimeout` takes at most 2^31−1 ms; more wraps to an immediate (busy) timer.
 const MAX_TIMER_MS: u64 = 2_147_483_647;
@@ -472,8 +471,8 @@ impl Poller {
                 let from = self.delivered();
                 let to = self.state.offset;
                 let text = format!(
-                    "the consumer of rows {from}..{to} (onBatch or the iterator) failed; the \
-                     cursor stays before them: a poller resumed from it delivers them again"
+                    "onBatch (or the iterator) failed on rows {from}..{to}; the cursor stays \
+                     before them"
                 );
                 Action::Fail(self.error(ErrorCode::CallbackFailed, text, None))
             }
@@ -587,11 +586,7 @@ impl Poller {
         let path = url
             .get(origin_prefix(self.config.base_url()).len()..)
             .unwrap_or("");
-        let base = self.config.base_url();
-        match has_version_segment(base) {
-            true => format!("{text} (GET {path})"),
-            false => format!("{text} (GET {path}; baseUrl {base} has no version segment: the API's is https://api.captaindata.co/v3)"),
-        }
+        not_found_text(text, "GET", path, self.config.base_url())
     }
 
     /// A retryable failure: back off and re-send the same request, or give up.

@@ -16,7 +16,7 @@ use web_sys::AbortSignal;
 
 use super::body;
 use super::fetch::{self, Connection};
-use super::interrupt::{self, Interrupt, Interrupter, Interrupts};
+use super::interrupt::{self, Cut, Interrupt, Interrupter, Interrupts};
 use crate::api::RunInfo;
 use crate::engine::{Action, ErrorCode, Event, FetchRequest, PollError, Poller, Summary};
 
@@ -166,13 +166,16 @@ impl Session {
                     let rows = io.rows(batch.start, batch.end);
                     let after = || self.engine.borrow().cursor_after_batch();
                     let handed = delivery.batch(rows, batch.offset, &after);
-                    match interrupts.until(false, handed).await {
+                    // stop() lets the consumer finish the batch in hand (nothing is sent
+                    // meanwhile): it counts if taken; refused then, it stays before the cursor,
+                    // quietly. An abort ends the wait at once, the batch unconfirmed.
+                    match interrupts.until(Cut::Abort, handed).await {
                         Some(Ok(())) => self.handle(Event::BatchDone),
-                        Some(Err(thrown)) => {
+                        Some(Err(thrown)) if interrupts.halt().is_none() => {
                             self.cause.replace(Some(thrown));
                             self.handle(Event::BatchFailed);
                         }
-                        None => {} // stopped: the batch stays unconfirmed
+                        _ => {}
                     }
                 }
                 Action::Status { run, paused_for_ms } => {
@@ -191,7 +194,7 @@ impl Session {
     async fn fetch(&self, request: FetchRequest, interrupts: &mut Interrupts, io: &mut Io) {
         let (url, timeout_ms) = (&request.url, request.timeout_ms);
         let sent = fetch::send(&self.connection, "GET", url, None, timeout_ms);
-        if let Some(answer) = interrupts.until(false, Box::pin(sent)).await {
+        if let Some(answer) = interrupts.until(Cut::Halt, Box::pin(sent)).await {
             let row_key = self.connection.row_key.as_deref();
             let read = body::read(answer, request.kind, row_key);
             self.cause.replace(read.failure.clone());
@@ -205,7 +208,7 @@ impl Session {
     async fn sleep(&self, ms: u32, interrupts: &mut Interrupts) {
         interrupts.forget_wakes();
         let timer = Box::pin(TimeoutFuture::new(ms));
-        if interrupts.until(true, timer).await.is_some() {
+        if interrupts.until(Cut::HaltOrWake, timer).await.is_some() {
             self.handle(Event::TimerFired);
         }
     }

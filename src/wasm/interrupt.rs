@@ -26,6 +26,17 @@ pub enum Interrupt {
     Wake,
 }
 
+/// What cuts a wait short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cut {
+    /// `stop()` or an abort (a request in flight).
+    Halt,
+    /// `stop()`, an abort or a wake (a sleep, an idle wait).
+    HaltOrWake,
+    /// Only an abort: after `stop()` the consumer finishes the batch in hand.
+    Abort,
+}
+
 /// What was raised and not yet seen, and who to wake. Single-threaded, like everything
 /// in the glue, so a `Cell` does what a channel would.
 #[derive(Default)]
@@ -76,16 +87,16 @@ impl Interrupts {
         self.0.halt.get()
     }
 
-    fn stopped(&self) -> bool {
-        self.halt().is_some()
-    }
-
-    /// Runs `work` to its end (`Some`), unless a stop comes first, or a wake when
-    /// `wake_too` (`None`; `work` is dropped, which cancels it).
-    pub async fn until<T>(&mut self, wake_too: bool, work: LocalBoxFuture<'_, T>) -> Option<T> {
+    /// Runs `work` to its end (`Some`), unless what `cut` names comes first (`None`; `work`
+    /// is dropped, which cancels it).
+    pub async fn until<T>(&mut self, cut: Cut, work: LocalBoxFuture<'_, T>) -> Option<T> {
         let raised = poll_fn(|cx| {
-            let woken = wake_too && self.0.wake.replace(false);
-            if self.stopped() || woken {
+            let cuts = match (cut, self.halt()) {
+                (Cut::Abort, halt) => halt == Some(Interrupt::Abort),
+                (Cut::Halt, halt) => halt.is_some(),
+                (Cut::HaltOrWake, halt) => halt.is_some() || self.0.wake.replace(false),
+            };
+            if cuts {
                 return Poll::Ready(());
             }
             self.0.waker.replace(Some(cx.waker().clone()));
@@ -105,7 +116,7 @@ impl Interrupts {
 
     /// Waits for the next interrupt (the engine is idle until one comes).
     pub async fn next(&mut self) {
-        self.until(true, Box::pin(std::future::pending::<()>()))
+        self.until(Cut::HaltOrWake, Box::pin(std::future::pending::<()>()))
             .await;
     }
 }

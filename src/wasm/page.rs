@@ -1,7 +1,9 @@
 //! The page around a `JobPoller`: is it hidden (`document.visibilityState`), is the runtime
 //! online (`navigator.onLine`)? Both are told to the engine as they change, through
 //! listeners removed when the poller's run ends. Where there is no `document` (Web Workers,
-//! Node, workerd) or no boolean `navigator.onLine` (Node, workerd), nothing is watched.
+//! Node, workerd) or no boolean `navigator.onLine` (Node, workerd), nothing is watched. A
+//! poller shared by tabs takes its visibility from the tab layer instead (`_pace`): hidden
+//! only when every sharing tab is.
 
 use std::rc::Rc;
 
@@ -33,10 +35,12 @@ pub struct PageWatch {
     _listeners: Vec<EventListener>,
 }
 
-/// Tells `session` the page's state now, then each change, until the watch is dropped.
-pub fn watch(session: &Rc<Session>) -> PageWatch {
+/// Tells `session` the page's state now, then each change, until the watch is dropped;
+/// the visibility only with `visibility` (else the tab layer tells it).
+pub fn watch(session: &Rc<Session>, visibility: bool) -> PageWatch {
     let mut listeners = Vec::new();
-    if let Ok(document) = DOCUMENT.with(JsValue::clone).dyn_into::<Document>() {
+    let document = DOCUMENT.with(JsValue::clone).dyn_into::<Document>();
+    if let Some(document) = document.ok().filter(|_| visibility) {
         if document.hidden() {
             session.event(Event::Hidden(true));
         }

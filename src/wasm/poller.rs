@@ -2,7 +2,7 @@
 //! receiver (js/delivery.js), which calls the user's callbacks. The public `JobPoller` of
 //! the package is the JS class of js/poller.js around this one.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use futures_util::future::LocalBoxFuture;
@@ -17,7 +17,7 @@ use super::page;
 use super::payloads::{frozen, Batch, Completion, RunStatus};
 use super::webhook::webhook_event;
 use crate::api::RunInfo;
-use crate::engine::{validate_interval, PollError, Poller};
+use crate::engine::{validate_interval, Event, PollError, Poller};
 
 #[wasm_bindgen]
 extern "C" {
@@ -42,6 +42,8 @@ pub struct JobPoller {
     session: Rc<Session>,
     receiver: Rc<Receiver>,
     started: RefCell<Option<Promise>>,
+    /// The tab layer tells the visibility (`_pace`): the page's own is not watched.
+    paced: Cell<bool>,
 }
 
 impl Delivery for Receiver {
@@ -94,6 +96,7 @@ impl JobPoller {
             session: Rc::new(session),
             receiver: Rc::new(receiver),
             started: RefCell::new(None),
+            paced: Cell::new(false),
         })
     }
 
@@ -102,10 +105,11 @@ impl JobPoller {
     pub fn start(&self) -> Promise {
         let mut started = self.started.borrow_mut();
         let (session, receiver) = (self.session.clone(), self.receiver.clone());
+        let visibility = !self.paced.get();
         started
             .get_or_insert_with(|| {
                 future_to_promise(async move {
-                    let _page = page::watch(&session);
+                    let _page = page::watch(&session, visibility);
                     let end = session.run(&*receiver).await;
                     finish(&session, end)
                 })
@@ -131,6 +135,14 @@ impl JobPoller {
         let event = webhook_event(&payload, &self.session.job_uid(), "payload")?;
         self.session.event(event);
         Ok(())
+    }
+
+    // Internal (js/tabs.js): hidden only when every tab sharing this poller is hidden; once
+    // told, before start(), the poller no longer watches its own page's visibility.
+    #[wasm_bindgen(js_name = _pace)]
+    pub fn pace(&self, hidden: bool) {
+        self.paced.set(true);
+        self.session.event(Event::Hidden(hidden));
     }
 
     // Internal: rows delivered so far, including before the cursor it started from (the tab

@@ -10,11 +10,13 @@ use wasm_bindgen_futures::future_to_promise;
 use super::body::{error_message, field};
 use super::errors::{config_error, invalid_option, poll_error};
 use super::fetch::{self, Answer, Connection};
-use super::interrupt;
+use super::interrupt::{self, Cut};
 use super::options::{connection, object, signal, string, timer_ms, Options, DEFAULT_BASE_URL};
 use super::payloads::{frozen, Scheduled};
 use crate::api::{classify_schedule_failure, http_error_text, NO_RESPONSE_TEXT};
-use crate::engine::{validate_base_url, validate_path_segment, ErrorCode, PollError};
+use crate::engine::{
+    not_found_text, validate_base_url, validate_path_segment, ErrorCode, PollError,
+};
 
 // Schedules `workflowUid` with `body`; resolves with `{ jobUid, message, workflow }`.
 // Documented in index.d.ts (see `JobPoller` for why not here).
@@ -30,6 +32,7 @@ pub fn schedule_workflow(connection: JsValue, workflow_uid: JsValue, body: JsVal
 struct Request {
     connection: Connection,
     signal: Option<web_sys::AbortSignal>,
+    base_url: String,
     url: String,
     body: String,
 }
@@ -50,6 +53,7 @@ fn prepare(options: JsValue, workflow_uid: &JsValue, body: &JsValue) -> Result<R
         connection: connection(&options, timeout_ms)?,
         signal: signal(&options)?,
         url: format!("{base_url}/workflows/{uid}/schedule"),
+        base_url,
         body: text,
     })
 }
@@ -69,8 +73,8 @@ async fn send(request: Request) -> Result<JsValue, JsValue> {
         Some(&request.body),
         conn.timeout_ms,
     );
-    match interrupts.until(false, Box::pin(sent)).await {
-        Some(answer) => outcome(answer),
+    match interrupts.until(Cut::Halt, Box::pin(sent)).await {
+        Some(answer) => outcome(answer, &request),
         None => Err(request.signal.as_ref().map_or(JsValue::UNDEFINED, aborted)),
     }
 }
@@ -80,18 +84,16 @@ fn aborted(signal: &web_sys::AbortSignal) -> JsValue {
     poll_error(&error, Some(signal.reason()))
 }
 
-fn outcome(answer: Answer) -> Result<JsValue, JsValue> {
+fn outcome(answer: Answer, request: &Request) -> Result<JsValue, JsValue> {
     let (status, body) = match answer {
         Answer::Http { status, body, .. } => (status, body.unwrap_or(JsValue::UNDEFINED)),
         Answer::Network(cause) | Answer::NotSent(cause) => {
             let text = format!("{NO_RESPONSE_TEXT}; scheduling is not retried");
-            let error = failure(ErrorCode::NetworkError, &text, None);
-            let _ = js_sys::Reflect::set(&error, &"cause".into(), &cause);
-            return Err(error);
+            return Err(failure(ErrorCode::NetworkError, &text, None, Some(cause)));
         }
         Answer::Timeout => {
             let text = "no answer within timeoutMs; scheduling is not retried";
-            return Err(failure(ErrorCode::Timeout, text, None));
+            return Err(failure(ErrorCode::Timeout, text, None, None));
         }
     };
     let message = error_message(&body);
@@ -102,8 +104,16 @@ fn outcome(answer: Answer) -> Result<JsValue, JsValue> {
     }
     // Not retried, see the module docs: the code says what happened (a 429 is RATE_LIMITED).
     let code = classify_schedule_failure(Some(status), message.as_deref());
-    let text = http_error_text(status, message.as_deref());
-    Err(failure(code, &text, Some(status)))
+    let mut text = http_error_text(status, message.as_deref());
+    if status == 404 {
+        let (url, base) = (&request.url, &request.base_url);
+        let origin = base
+            .find("://")
+            .and_then(|i| base[i + 3..].find('/').map(|j| i + 3 + j));
+        let path = url.get(origin.unwrap_or(base.len())..).unwrap_or_default();
+        text = not_found_text(&text, "POST", path, base);
+    }
+    Err(failure(code, &text, Some(status), None))
 }
 
 fn scheduled(job_uid: String, body: &JsValue) -> JsValue {
@@ -114,12 +124,17 @@ fn scheduled(job_uid: String, body: &JsValue) -> JsValue {
     })
 }
 
-fn failure(code: ErrorCode, message: &str, http_status: Option<u16>) -> JsValue {
+fn failure(
+    code: ErrorCode,
+    message: &str,
+    http_status: Option<u16>,
+    cause: Option<JsValue>,
+) -> JsValue {
     let error = PollError {
         code,
         message: message.into(),
         http_status,
         run_status: None,
     };
-    poll_error(&error, None)
+    poll_error(&error, cause)
 }

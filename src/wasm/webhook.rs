@@ -1,31 +1,56 @@
-//! A relayed Captain Data webhook → the engine's event. The payload is JSON metadata, read
-//! by key like the API's bodies (why not serde: docs/size.md).
+//! A raw Captain Data webhook payload → the crate's classification (`api::WebhookPayload`):
+//! the engine's event for `webhookReceived` and `pollStep({ webhook })`, and `classifyWebhook`
+//! for the worker. The payload is JSON metadata, read by key like the API's bodies (why not
+//! serde: docs/size.md).
 
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
 
 use super::body::field;
 use super::errors::{invalid_option, type_error};
-use crate::api::classify_webhook;
+use crate::api::{Webhook, WebhookError, WebhookPayload};
 use crate::engine::Event;
 
 /// `payload` as an engine event; a payload for another job is a `TypeError`. `name` is how
 /// the error refers to the payload (`payload`, or pollStep's option `webhook`).
 pub fn webhook_event(payload: &JsValue, job_uid: &str, name: &str) -> Result<Event, JsValue> {
+    classified(payload, Some(job_uid), name).map(Event::Webhook)
+}
+
+// Which event a raw webhook payload reports: "created", "succeeded", "failed" or "other".
+// With `jobUid`, a payload naming another run is a TypeError.
+#[allow(missing_docs)]
+#[wasm_bindgen(js_name = classifyWebhook)]
+pub fn classify_webhook(payload: &JsValue, job_uid: &JsValue) -> Result<JsValue, JsValue> {
+    let hook = classified(payload, job_uid.as_string().as_deref(), "payload")?;
+    Ok(JsValue::from_str(hook.kind.as_str()))
+}
+
+fn classified(payload: &JsValue, job_uid: Option<&str>, name: &str) -> Result<Webhook, JsValue> {
     if !payload.is_object() || payload.is_function() {
         return Err(invalid_option(name, "an object", payload));
     }
-    let text = |key: &str| field(payload, key).as_string();
     let uid = field(payload, "job_uid");
-    if !uid.is_undefined() && !uid.is_null() && uid.as_string().as_deref() != Some(job_uid) {
-        return Err(type_error(
-            "The webhook payload's `job_uid` is not this poller's `jobUid`",
-        ));
+    if let Some(job_uid) = job_uid {
+        if !uid.is_undefined() && !uid.is_null() && uid.as_string().as_deref() != Some(job_uid) {
+            return Err(type_error(
+                "The webhook payload's `job_uid` is not this poller's `jobUid`",
+            ));
+        }
     }
-    let event = text("event").or_else(|| text("type"));
-    let webhook = classify_webhook(
-        text("message").as_deref(),
-        text("error").as_deref(),
-        event.as_deref(),
-    );
-    Ok(Event::Webhook(webhook))
+    let text = |key: &str| field(payload, key).as_string();
+    let (event, kind, message) = (text("event"), text("type"), text("message"));
+    let error = field(payload, "error");
+    let error_text = error.as_string();
+    let error = match (error.as_bool(), error_text.as_deref()) {
+        (Some(true), _) => WebhookError::Flag,
+        (_, Some(text)) if !text.is_empty() => WebhookError::Text(text),
+        _ => WebhookError::None,
+    };
+    Ok(WebhookPayload {
+        event: event.as_deref(),
+        kind: kind.as_deref(),
+        message: message.as_deref(),
+        error,
+    }
+    .classify())
 }

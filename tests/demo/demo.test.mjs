@@ -26,6 +26,74 @@ async function openDemo() {
   return { context, page, problems };
 }
 
+/** "2.07 MB" / "≈ 6.5 MB" / "812 B" as the page shows it → bytes. */
+function shownBytes(text) {
+  const found = /([\d.]+) (B|KB|MB)/.exec(text);
+  assert.ok(found, `a byte figure: ${text}`);
+  return Number(found[1]) * { B: 1, KB: 1024, MB: 1048576 }[found[2]];
+}
+
+/** What the comparison card shows once the run ended. */
+async function comparison(page) {
+  await page.waitForFunction(() => document.querySelector("#n-naive-bytes").textContent !== "—", null, { timeout: 30000 });
+  const text = (id) => page.locator(id).textContent();
+  return {
+    ours: { requests: Number(await text("#n-ours-req")), bytes: shownBytes(await text("#n-ours-bytes")) },
+    naive: { requests: Number(await text("#n-naive-req")), bytes: shownBytes(await text("#n-naive-bytes")) },
+    note: await text("#naive-note"),
+  };
+}
+
+test("the default run (3,000 rows on three 1000-row pages, in bursts): rows arrive burst by burst, and the poller downloads far less than the naive loop", async () => {
+  const { context, page, problems } = await openDemo();
+  // The form as it opens: nothing filled in.
+  await page.getByRole("button", { name: "Start simulated run" }).click();
+  await page.waitForFunction(() => document.querySelector("#run-job")?.textContent !== "");
+  const jobUid = await page.locator("#run-job").textContent();
+  const job = demo.sim.job(jobUid);
+  assert.deepEqual([job.spec.rows, job.spec.pageSize, job.spec.arrival], [3000, 1000, { bursts: 5 }]);
+  // The first burst is shown while the run goes on: 600 rows at once, not a trickle.
+  await page.waitForFunction(() => document.querySelector("#c-rows").textContent !== "0");
+  assert.equal(await page.locator("#c-rows").textContent(), "600", "the first burst, whole");
+  assert.equal(demo.sim.job(jobUid).status, "running");
+
+  await waitForState(page, "completed", 60000);
+  assert.deepEqual(await shownRowIds(page), rowIds(3000));
+  const { ours, naive, note } = await comparison(page);
+  assert.ok(ours.bytes * 3 < naive.bytes, `the poller's bytes (${ours.bytes}) well below the naive loop's (${naive.bytes})`);
+  assert.ok(ours.requests < naive.requests, `requests: ${ours.requests} vs ${naive.requests}`);
+  assert.match(note, /× the bytes of this poller/);
+  assert.equal(await page.locator("#naive").getAttribute("data-verdict"), "fewer-bytes");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("one page that grows on every tick: the page says why no poller can read less instead of showing a ratio", async () => {
+  const { context, page } = await openDemo();
+  await page.locator("#sim-form select[name=arrival]").selectOption("linear");
+  await startSimulatedRun(page, { inputs: 300, durationS: 2, pageSize: 1000, intervalMs: 150 });
+  await waitForState(page, "completed");
+  const { ours, naive, note } = await comparison(page);
+  assert.equal(await page.locator("#naive").getAttribute("data-verdict"), "one-growing-page", `ours ${ours.bytes} B, naive ${naive.bytes} B`);
+  assert.match(note, /One page that grows on every tick: .*no poller can read much less here/);
+  assert.doesNotMatch(note, /×/, "no ratio shown");
+  await context.close();
+});
+
+test("under faults the naive figure is compared fairly: failed attempts are left out on both sides, and the page says so", async () => {
+  const { context, page } = await openDemo();
+  const jobUid = await startSimulatedRun(page, { inputs: 200, rowsPerInput: 5, durationS: 2, pageSize: 250, preset: "flaky", intervalMs: 150 });
+  await waitForState(page, "completed", 40000);
+  assert.deepEqual(await shownRowIds(page), rowIds(1000));
+  const { ours, note } = await comparison(page);
+  const log = demo.sim.stats(jobUid).log;
+  const failed = log.filter((e) => e.fault || e.status === 0).length;
+  assert.equal(ours.requests, log.length - failed, "the poller's answered reads");
+  assert.ok(failed > 0, "the flaky preset failed some reads");
+  assert.match(note, new RegExp(`this poller's ${failed} failed attempts? (is|are) left out too`));
+  await context.close();
+});
+
 test("rows appear while the run is going, then the completed state with every row once", async () => {
   const { context, page, problems } = await openDemo();
   const jobUid = await startSimulatedRun(page, { inputs: 60, rowsPerInput: 5, durationS: 2.5, pageSize: 40, intervalMs: 150 });

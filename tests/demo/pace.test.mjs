@@ -65,9 +65,41 @@ function setHidden(page, hidden) {
   }, hidden);
 }
 
-async function waitForRequests(jobUid, n) {
-  for (let i = 0; i < 400 && requests(jobUid) < n; i++) await wait(25);
+/** Waits (bounded) until the simulator has seen `n` requests of the run. */
+function waitForRequests(jobUid, n) {
+  return demo.sim.until(() => requests(jobUid) >= n, { what: `${n} requests of ${jobUid}` });
 }
+
+/**
+ * Hides the page while its poller sleeps between polls: in the page, waits for the poller to arm
+ * its interval timer (nothing in flight, no read chained to the last one), then hides it in the
+ * same turn, before that timer can fire. A guessed pause could catch a read in flight instead.
+ */
+function hideWhileAsleep(page, intervalMs) {
+  return page.evaluate(
+    (intervalMs) =>
+      new Promise((resolve) => {
+        const real = window.setTimeout;
+        window.setTimeout = function setTimeout(fn, ms, ...rest) {
+          const id = real(fn, ms, ...rest);
+          if (ms >= intervalMs / 2 && ms <= intervalMs * 1.5) { // the interval, jittered by up to ±5 %
+            window.setTimeout = real;
+            queueMicrotask(() => {
+              Object.defineProperty(document, "hidden", { configurable: true, get: () => true });
+              Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "hidden" });
+              document.dispatchEvent(new Event("visibilitychange"));
+              resolve();
+            });
+          }
+          return id;
+        };
+      }),
+    intervalMs,
+  );
+}
+
+/** Waits until every request the simulator has seen for the run was answered. */
+const settled = (jobUid) => demo.sim.until(() => demo.sim.stats(jobUid).log.every((e) => e.status !== null), { what: "requests answered" });
 
 test("a hidden page polls at hiddenIntervalMs, and at once when visible again", async () => {
   const context = await browser.newContext();
@@ -76,9 +108,9 @@ test("a hidden page polls at hiddenIntervalMs, and at once when visible again", 
     const { jobUid } = demo.sim.createJob({ rows: 50, durationMs: 60_000 });
     await startPoller(page, jobUid, { intervalMs: 100, hiddenIntervalMs: 1_500 });
     await waitForRequests(jobUid, 4); // polling at 100 ms
-    await setHidden(page, true);
+    await hideWhileAsleep(page, 100);
     const hiddenAt = requests(jobUid);
-    await wait(1_000);
+    await wait(1_000); // the window measured
     const whileHidden = requests(jobUid) - hiddenAt;
     // Visible: at 100 ms a second would have cost ~10 polls (+ status reads); hidden: at most one.
     assert.ok(whileHidden <= 2, `${whileHidden} requests in 1 s while hidden`);
@@ -100,10 +132,9 @@ test("hiddenIntervalMs: Infinity pauses polling while hidden", async () => {
     const { jobUid } = demo.sim.createJob({ rows: 50, durationMs: 60_000 });
     await startPoller(page, jobUid, { intervalMs: 100, hiddenIntervalMs: Infinity });
     await waitForRequests(jobUid, 3);
-    await setHidden(page, true);
-    await wait(150); // a request in flight when hidden still ends
+    await hideWhileAsleep(page, 100);
     const hiddenAt = requests(jobUid);
-    await wait(800);
+    await wait(800); // an absence window: visible, the poller would read 8 times in it
     assert.equal(requests(jobUid), hiddenAt, "no request while hidden");
     await setHidden(page, false);
     await waitForRequests(jobUid, hiddenAt + 1);
@@ -117,17 +148,21 @@ test("offline for longer than the retries last: no request, then the run complet
   const context = await browser.newContext();
   try {
     const page = await openPage(context);
-    const { jobUid } = demo.sim.createJob({ rows: 120, durationMs: 1_500, pageSize: 1000 });
+    // A run that lasts until the test finishes it: it cannot end while the page is offline.
+    const { jobUid } = demo.sim.createJob({ rows: 120, durationMs: 600_000, pageSize: 1000 });
     // Retries would be spent in well under a second.
     await startPoller(page, jobUid, { intervalMs: 100, retry: { retries: 2, minDelayMs: 20, maxDelayMs: 40 } });
     await waitForRequests(jobUid, 2);
     await context.setOffline(true);
-    await wait(100);
+    // The page knows it is offline, and what was sent before has been answered or failed.
+    await page.waitForFunction(() => navigator.onLine === false);
+    await settled(jobUid);
     const offlineAt = requests(jobUid);
-    await wait(1_500);
+    await wait(1_500); // an absence window, longer than the retries would last
     assert.equal(requests(jobUid), offlineAt, "no request attempted while offline");
     assert.equal(await page.evaluate(() => window.__seen.outcome), null, "retries not spent: still polling");
     await context.setOffline(false);
+    demo.sim.finish(jobUid);
     const outcome = await outcomeOf(page);
     assert.equal(outcome.status, "finished", JSON.stringify(outcome));
     assert.deepEqual(await page.evaluate(() => window.__seen.ids), rowIds(120));
@@ -180,19 +215,22 @@ test("the demo says when a tab stops spending requests: offline, then hidden", a
     const page = await context.newPage();
     await page.goto(own.url);
     await page.waitForSelector("body[data-ready=true]");
-    const jobUid = await startSimulatedRun(page, { inputs: 40, durationS: 3, pageSize: 1000, intervalMs: 100 });
+    // A long run, finished on command at the end: it cannot end before the page goes offline.
+    const jobUid = await startSimulatedRun(page, { inputs: 40, durationS: 60, pageSize: 1000, intervalMs: 100 });
     await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length > 0);
     await context.setOffline(true);
     await page.waitForFunction(() => /offline/.test(document.querySelector("#pace").textContent));
-    await wait(100); // a request in flight when the network went still ends
+    // What was sent before the network went has been answered or failed.
+    await own.sim.until(() => own.sim.stats(jobUid).log.every((e) => e.status !== null), { what: "requests answered" });
     const offlineAt = requestsOf(jobUid);
-    await wait(600);
+    await wait(600); // an absence window
     assert.equal(requestsOf(jobUid), offlineAt, "no request while the demo says offline");
     await context.setOffline(false);
     await page.waitForFunction(() => document.querySelector("#pace").hidden);
     await setHidden(page, true);
     assert.match(await page.locator("#pace").textContent(), /hidden: polling at most every 60 s/);
     await setHidden(page, false);
+    own.sim.finish(jobUid);
     await waitForState(page, "completed");
     assert.deepEqual(await shownRowIds(page), rowIds(40));
   } finally {

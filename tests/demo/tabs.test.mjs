@@ -1,28 +1,36 @@
-// Tabs of one origin share one poller (js/tabs.js): pages of one browser context poll the same
-// simulated run through the package. Every page gets every row once and in order, the simulator
-// sees about one page's requests, a closed leader is replaced, a late page catches up, and the
-// API key never travels between tabs.
+// Tabs of one origin share one poller (js/tabs.js around js/tab-protocol.js): pages of one
+// browser context poll the same simulated run through the package. The run's clock is the
+// test's (a manual clock): the run cannot move, let alone end, before the pages are open; the
+// test moves it step by step and waits for what the pages show, never for a duration. The
+// protocol's many interleavings are covered fast in tests/tab-protocol.test.mjs; these check
+// the browser glue: Web Locks, BroadcastChannel, visibility, the callbacks.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { manualClock } from "../../sim/clock.js";
 import { createSim } from "../../sim/index.js";
 import { startDemoServer } from "../../scripts/start.mjs";
 import { launchBrowser, rowIds, shownRowIds, startSimulatedRun, waitForState, watchConsole } from "./browser-fixture.mjs";
 
 const API_KEY = "sk-tabs-5e1f0c7d-do-not-share"; // distinctive: searched for in every channel message
 const PROXY_TOKEN = "proxy-token-8b2a61";
-const RUN = { rows: 300, durationMs: 3000, pageSize: 40 };
+const RUN = { rows: 300, durationMs: 10000, pageSize: 40 };
+const STEPS = 5; // the run's clock moves in this many steps
 
+const clock = manualClock(0);
 let demo;
 let browser;
 before(async () => {
-  [demo, browser] = await Promise.all([startDemoServer({ port: 0, sim: createSim({ apiKey: API_KEY }) }), launchBrowser()]);
+  [demo, browser] = await Promise.all([startDemoServer({ port: 0, sim: createSim({ apiKey: API_KEY, clock }) }), launchBrowser()]);
 });
 after(async () => {
   await browser?.close();
   await demo?.close();
 });
 
-/** A browser context whose pages record every message they post on a BroadcastChannel. */
+/**
+ * A browser context whose pages record what they post on a BroadcastChannel and when they
+ * call the API, and whose visibility the test sets (`window.__setHidden`).
+ */
 async function newContext() {
   const context = await browser.newContext();
   await context.addInitScript(() => {
@@ -32,16 +40,30 @@ async function newContext() {
       posted.push(JSON.stringify(message));
       return post.call(this, message);
     };
+    const fetches = (window.__fetches = []);
+    const fetch = window.fetch.bind(window);
+    window.fetch = (input, init) => {
+      if (String(input.url ?? input).includes("/v3/jobs/")) fetches.push(performance.now());
+      return fetch(input, init);
+    };
+    let hidden = false;
+    Object.defineProperty(Document.prototype, "hidden", { get: () => hidden, configurable: true });
+    Object.defineProperty(Document.prototype, "visibilityState", { get: () => (hidden ? "hidden" : "visible"), configurable: true });
+    window.__setHidden = (value) => {
+      hidden = value;
+      document.dispatchEvent(new Event("visibilitychange"));
+    };
   });
   return context;
 }
 
-async function openPage(context) {
+async function openPage(context, { hidden = false } = {}) {
   const page = await context.newPage();
   page.setDefaultTimeout(20000);
   const problems = watchConsole(page);
   await page.goto(demo.url);
   await page.waitForSelector("body[data-ready=true]");
+  if (hidden) await page.evaluate(() => window.__setHidden(true));
   return { page, problems };
 }
 
@@ -49,9 +71,9 @@ async function openPage(context) {
  * Starts a JobPoller in the page, imported by name as an app would; what it hands to the
  * callbacks is recorded in `window.__seen`.
  */
-function startPoller(page, jobUid, { cursor, iterate = false, intervalMs = 100 } = {}) {
+function startPoller(page, jobUid, { cursor, iterate = false, intervalMs = 100, maxRequests } = {}) {
   return page.evaluate(
-    async ({ jobUid, apiKey, token, cursor, iterate, intervalMs }) => {
+    async ({ jobUid, apiKey, token, cursor, iterate, intervalMs, maxRequests }) => {
       const { JobPoller } = await import("captaindata-poller");
       const seen = (window.__seen = { batches: [], roles: [], statuses: [], outcome: null });
       const record = (batch) => seen.batches.push({ offset: batch.offset, ids: batch.results.map((row) => row.id), cursor: batch.cursor });
@@ -63,7 +85,7 @@ function startPoller(page, jobUid, { cursor, iterate = false, intervalMs = 100 }
         headers: { "x-proxy-token": token },
         cursor,
         intervalMs,
-        statusEvery: 2,
+        maxRequests,
         retry: { retries: 5, minDelayMs: 50, maxDelayMs: 500 },
         onBatch(batch) {
           if (!iterate) record(batch);
@@ -78,32 +100,41 @@ function startPoller(page, jobUid, { cursor, iterate = false, intervalMs = 100 }
           seen.outcome = { status: summary.status, totalResults: summary.totalResults };
         },
         onError(error) {
-          seen.outcome = { code: error.code };
+          seen.outcome = { code: error.code, message: error.message };
         },
       });
       window.__poller = poller;
-      // stop() is not an error: start() resolves with a "stopped" summary.
-      const stopped = (summary) => summary.status === "stopped" && (seen.outcome = { status: "stopped" });
-      if (!iterate) return void poller.start().then(stopped, () => {}); // onError records errors
-      queueMicrotask(() => poller.start().then(stopped, () => {})); // after the loop below started it
-      (async () => {
-        for await (const batch of poller) record(batch);
-      })().catch(() => {});
+      const done = iterate
+        ? (async () => {
+            for await (const batch of poller) record(batch);
+          })()
+        : poller.start();
+      // A stopped poller resolves quietly: record that too.
+      done.then((summary) => {
+        if (summary?.status === "stopped") seen.outcome = { status: "stopped" };
+      }, () => {});
     },
-    { jobUid, apiKey: API_KEY, token: PROXY_TOKEN, cursor, iterate, intervalMs },
+    { jobUid, apiKey: API_KEY, token: PROXY_TOKEN, cursor, iterate, intervalMs, maxRequests },
   );
 }
 
 const seen = (page) => page.evaluate(() => window.__seen);
 const roleOf = (page) => page.evaluate(() => window.__poller.role);
 const idsOf = ({ batches }) => batches.flatMap((b) => b.ids);
+const outcomeOf = (page) => page.waitForFunction(() => window.__seen?.outcome).then((handle) => handle.jsonValue());
+const rowsAtLeast = (page, n) =>
+  page.waitForFunction((min) => (window.__seen?.batches ?? []).reduce((sum, b) => sum + b.ids.length, 0) >= min, n);
+const tabsAre = (page, n) => page.waitForFunction((count) => window.__seen?.roles.at(-1)?.tabs === count, n);
+const locksHeld = (page) => page.evaluate(async () => {
+  const { held = [], pending = [] } = await navigator.locks.query();
+  return held.length + pending.length;
+});
 
-function outcomeOf(page) {
-  return page.waitForFunction(() => window.__seen?.outcome).then((handle) => handle.jsonValue());
-}
-
-function rowsAtLeast(page, n) {
-  return page.waitForFunction((min) => (window.__seen?.batches ?? []).reduce((sum, b) => sum + b.ids.length, 0) >= min, n);
+/** Moves the run's clock by one step, then waits until every page has every row there is. */
+async function step(jobUid, pages) {
+  clock.advance(RUN.durationMs / STEPS);
+  const { rowsAvailable } = demo.sim.job(jobUid);
+  await Promise.all(pages.map((page) => rowsAtLeast(page, rowsAvailable)));
 }
 
 /** Batches are contiguous: each starts where the one before ended (no overlap, no gap). */
@@ -115,7 +146,15 @@ function assertContiguous(record, from = 0) {
   }
 }
 
-/** Opens `n` pages on one run, one after the other, and waits for every outcome. */
+async function assertCompleted(page, problems, what, from = 0) {
+  assert.deepEqual(await outcomeOf(page), { status: "finished", totalResults: RUN.rows }, `${what} completed`);
+  const record = await seen(page);
+  assert.deepEqual(idsOf(record), rowIds(RUN.rows).slice(from), `${what}: every row once, in order`);
+  assertContiguous(record, from);
+  assert.deepEqual(problems, [], `${what} has no errors`);
+}
+
+/** `n` pages on a run that waits for them; the run then moves step by step to its end. */
 async function pollWithPages(n) {
   const context = await newContext();
   const { jobUid } = demo.sim.createJob(RUN);
@@ -125,200 +164,145 @@ async function pollWithPages(n) {
     await startPoller(opened.page, jobUid);
     pages.push(opened);
   }
-  const outcomes = await Promise.all(pages.map(({ page }) => outcomeOf(page)));
-  const records = await Promise.all(pages.map(({ page }) => seen(page)));
+  await Promise.all(pages.map(({ page }) => tabsAre(page, n)));
+  const before = demo.sim.stats(jobUid).requests.total; // while they opened, the run did not move
+  for (let i = 0; i < STEPS; i += 1) await step(jobUid, pages.map((p) => p.page));
+  for (const [i, { page, problems }] of pages.entries()) await assertCompleted(page, problems, `page ${i}`);
+  const requests = demo.sim.stats(jobUid).requests.total - before;
   const roles = await Promise.all(pages.map(({ page }) => roleOf(page)));
   const posted = await Promise.all(pages.map(({ page }) => page.evaluate(() => window.__posted)));
-  return { context, jobUid, pages, outcomes, records, roles, posted, requests: demo.sim.stats(jobUid).requests.total };
+  const locks = await Promise.all(pages.map(({ page }) => locksHeld(page)));
+  await context.close();
+  return { roles, posted, requests, locks };
 }
 
-function assertEveryRowOnce({ outcomes, records, pages }) {
-  for (const [i, record] of records.entries()) {
-    assert.deepEqual(outcomes[i], { status: "finished", totalResults: RUN.rows }, `page ${i} completed`);
-    assert.deepEqual(idsOf(record), rowIds(RUN.rows), `page ${i}: every row once, in order`);
-    assertContiguous(record);
-    assert.deepEqual(pages[i].problems, [], `page ${i} has no errors`);
-  }
-}
-
-let baseline; // requests of one page alone on a run like RUN
-
-test("one page: it leads, and its requests are the baseline", async (t) => {
-  const one = await pollWithPages(1);
-  assertEveryRowOnce(one);
-  assert.deepEqual(one.roles, ["leader"]);
-  assert.deepEqual(one.records[0].roles.at(-1), { role: "leader", tabs: 1 });
-  baseline = one.requests;
-  t.diagnostic(`1 page: ${baseline} requests`);
-  await one.context.close();
-});
-
-for (const n of [2, 5]) {
-  test(`${n} pages on one run: each gets every row once, in order, for about one page's requests`, async (t) => {
-    assert.ok(baseline > 0, "the one-page test ran first");
+test("1, 3 and 5 pages on one run: every row once, in order, for one page's requests; nothing held after", async (t) => {
+  const counts = [];
+  for (const n of [1, 3, 5]) {
     const run = await pollWithPages(n);
-    t.diagnostic(`${n} pages: ${run.requests} requests (1 page: ${baseline})`);
-    assertEveryRowOnce(run);
+    counts.push(run.requests);
     assert.equal(run.roles.filter((r) => r === "leader").length, 1, `one leader: ${run.roles}`);
-    assert.equal(run.roles.filter((r) => r === "follower").length, n - 1);
-    assert.ok(run.requests <= 1.5 * baseline, `${run.requests} requests for ${n} pages, ${baseline} for one`);
-    // Every follower saw the run's statuses too, ending with the final one.
-    for (const record of run.records) assert.equal(record.statuses.at(-1), "finished");
-    await run.context.close();
-  });
-}
-
-test("the API key and the headers never go on the channel between tabs", async () => {
-  const run = await pollWithPages(2);
-  const messages = run.posted.flat();
-  assert.ok(messages.some((m) => m.includes('"type":"batch"')), "the leader posted its batches");
-  for (const message of messages) {
-    assert.ok(!message.includes(API_KEY), `API key in ${message.slice(0, 200)}`);
-    assert.ok(!message.includes(PROXY_TOKEN), `header in ${message.slice(0, 200)}`);
+    assert.deepEqual(run.locks, run.locks.map(() => 0), "no lock held or requested after the end");
+    const messages = run.posted.flat();
+    if (n > 1) assert.ok(messages.some((m) => m.includes('"type":"batch"')), "the leader posted its batches");
+    for (const message of messages) {
+      assert.ok(!message.includes(API_KEY), `API key in ${message.slice(0, 200)}`);
+      assert.ok(!message.includes(PROXY_TOKEN), `header in ${message.slice(0, 200)}`);
+    }
   }
-  await run.context.close();
+  t.diagnostic(`requests for 1/3/5 pages on one run: ${counts.join("/")}`);
+  assert.ok(counts[2] <= 1.5 * counts[0], `${counts[2]} requests for 5 pages, ${counts[0]} for one`);
 });
 
-test("the leader's page closes mid-run: the others take over and still get every row once", async () => {
+test("a hidden leader with a visible follower polls at the visible pace", async (t) => {
   const context = await newContext();
-  const { jobUid } = demo.sim.createJob({ ...RUN, durationMs: 4000 });
+  const { jobUid } = demo.sim.createJob(RUN);
+  const leader = await openPage(context, { hidden: true });
+  await startPoller(leader.page, jobUid, { intervalMs: 200 }); // hiddenIntervalMs: the default minute
+  const follower = await openPage(context);
+  await startPoller(follower.page, jobUid, { intervalMs: 200 });
+  await tabsAre(follower.page, 2);
+  assert.equal(await roleOf(leader.page), "leader");
+  // Hidden pace would be one read a minute: ten reads within the bound are the visible pace.
+  const count = () => leader.page.evaluate(() => window.__fetches.length);
+  const from = await count();
+  await leader.page.waitForFunction((n) => window.__fetches.length >= n + 10, from);
+  const times = await leader.page.evaluate(() => window.__fetches.slice(-10));
+  const gaps = times.slice(1).map((x, i) => x - times[i]).sort((a, b) => a - b);
+  t.diagnostic(`hidden leader, visible follower: median ${Math.round(gaps[4])} ms between requests (intervalMs 200, hiddenIntervalMs 60000)`);
+  assert.ok(gaps[4] < 2000, `median gap ${gaps[4]} ms`);
+  for (let i = 0; i < STEPS; i += 1) await step(jobUid, [leader.page, follower.page]);
+  await assertCompleted(follower.page, follower.problems, "the follower");
+  await context.close();
+});
+
+test("a leader that runs out of its own maxRequests hands over: the follower without a budget completes", async () => {
+  const context = await newContext();
+  const { jobUid } = demo.sim.createJob(RUN);
+  const leader = await openPage(context);
+  await startPoller(leader.page, jobUid, { maxRequests: 4 });
+  const follower = await openPage(context);
+  await startPoller(follower.page, jobUid);
+  const outcome = await outcomeOf(leader.page);
+  assert.equal(outcome.code, "BUDGET_EXHAUSTED");
+  assert.match(outcome.message, /maxRequests \(4\)/);
+  await follower.page.waitForFunction(() => window.__poller.role === "leader");
+  for (let i = 0; i < STEPS; i += 1) await step(jobUid, [follower.page]);
+  await assertCompleted(follower.page, follower.problems, "the follower");
+  await context.close();
+});
+
+test("a failure webhook relayed by a follower keeps its text: every page fails with it", async () => {
+  const context = await newContext();
+  const { jobUid } = demo.sim.createJob({ ...RUN, outcome: "stopped" }); // the API gives no error message
+  const slow = { intervalMs: 60000 }; // without the webhook, the next read is a minute away
+  const leader = await openPage(context);
+  await startPoller(leader.page, jobUid, slow);
+  const follower = await openPage(context);
+  await startPoller(follower.page, jobUid, slow);
+  await tabsAre(follower.page, 2);
+  await leader.page.waitForFunction(() => window.__seen.statuses.length > 0); // it has read once and sleeps
+  demo.sim.finish(jobUid, "stopped");
+  await follower.page.evaluate(
+    (uid) => window.__poller.webhookReceived({ job_uid: uid, message: "Job failed.", error: "quota exceeded", project_uid: "p" }),
+    jobUid,
+  );
+  for (const { page } of [leader, follower]) {
+    const outcome = await outcomeOf(page);
+    assert.equal(outcome.code, "JOB_FAILED");
+    assert.match(outcome.message, /quota exceeded/);
+    assert.equal(await locksHeld(page), 0);
+  }
+  await context.close();
+});
+
+test("the leader's page closes and a follower stops mid-run: the others take over with every row once", async () => {
+  const context = await newContext();
+  const { jobUid } = demo.sim.createJob(RUN);
   const pages = [];
   for (let i = 0; i < 4; i += 1) {
     const opened = await openPage(context);
-    await startPoller(opened.page, jobUid);
+    await startPoller(opened.page, jobUid, { iterate: i === 2 });
     pages.push(opened);
   }
-  const leader = pages[0].page;
-  await rowsAtLeast(leader, 60);
-  assert.equal(await roleOf(leader), "leader", "the first page leads");
-  await leader.close();
-  // A follower that stops ends only its own poller.
+  await tabsAre(pages[0].page, 4);
+  await step(jobUid, pages.map((p) => p.page));
+  assert.equal(await roleOf(pages[0].page), "leader", "the first page leads");
+  await pages[0].page.close();
   const quitter = pages[3].page;
   await quitter.evaluate(() => window.__poller.stop());
-  assert.deepEqual(await outcomeOf(quitter), { status: "stopped" });
-
+  assert.deepEqual(await outcomeOf(quitter), { status: "stopped" }, "stop() ends that page only, quietly");
   const rest = pages.slice(1, 3);
-  for (const { page, problems } of rest) {
-    assert.deepEqual(await outcomeOf(page), { status: "finished", totalResults: RUN.rows });
-    const record = await seen(page);
-    assert.deepEqual(idsOf(record), rowIds(RUN.rows), "every row once, in order, across the takeover");
-    assertContiguous(record);
-    assert.deepEqual(problems, []);
-  }
+  for (let i = 1; i < STEPS; i += 1) await step(jobUid, rest.map((p) => p.page));
+  for (const { page, problems } of rest) await assertCompleted(page, problems, "a remaining page");
   const roles = await Promise.all(rest.map(({ page }) => roleOf(page)));
   assert.deepEqual([...roles].sort(), ["follower", "leader"], "one remaining page took over");
-  assert.ok(demo.sim.job(jobUid).status === "finished");
   await context.close();
 });
 
-test("stop() in the leader hands the polling over: a follower's for-await loop gets every row", async () => {
+test("a page that joins late gets the earlier rows first; a page resuming from a cursor gets the rows after it", async () => {
   const context = await newContext();
-  const { jobUid } = demo.sim.createJob({ ...RUN, durationMs: 4000 });
-  const leader = await openPage(context);
-  await startPoller(leader.page, jobUid);
-  const follower = await openPage(context);
-  await startPoller(follower.page, jobUid, { iterate: true });
-  await rowsAtLeast(follower.page, 60);
-  await leader.page.evaluate(() => window.__poller.stop());
-  assert.deepEqual(await outcomeOf(leader.page), { status: "stopped" });
-
-  assert.deepEqual(await outcomeOf(follower.page), { status: "finished", totalResults: RUN.rows });
-  const record = await seen(follower.page);
-  assert.deepEqual(idsOf(record), rowIds(RUN.rows));
-  assertContiguous(record);
-  assert.equal(await roleOf(follower.page), "leader");
-  const roles = record.roles.map((r) => r.role).filter((role, i, all) => role !== all[i - 1]);
-  assert.deepEqual(roles, ["follower", "leader"], "onRoleChange told the page it took over");
-  assert.deepEqual(follower.problems, []);
-  await context.close();
-});
-
-test("a page that joins late gets the earlier rows first, then the live ones", async () => {
-  const context = await newContext();
-  const { jobUid } = demo.sim.createJob({ ...RUN, durationMs: 4000 });
+  const { jobUid } = demo.sim.createJob(RUN);
   const first = await openPage(context);
   await startPoller(first.page, jobUid);
-  await rowsAtLeast(first.page, 100);
+  await step(jobUid, [first.page]);
+  await step(jobUid, [first.page]);
+  const { batches } = await seen(first.page);
+  const cursor = batches[1].cursor;
+  const resumeAt = batches[0].ids.length + batches[1].ids.length;
 
   const late = await openPage(context);
   await startPoller(late.page, jobUid);
-  await rowsAtLeast(late.page, 1);
-  const { batches } = await seen(late.page);
-  assert.equal(batches[0].offset, 0, "the late page starts at the first row");
-  assert.ok(batches[0].ids.length >= 100, `its first batch holds the ${batches[0].ids.length} rows it missed`);
-  assert.equal(await roleOf(late.page), "follower");
-  assert.equal(await roleOf(first.page), "leader");
-
-  assert.deepEqual(await outcomeOf(late.page), { status: "finished", totalResults: RUN.rows });
-  assert.deepEqual(idsOf(await seen(late.page)), rowIds(RUN.rows));
-  assert.deepEqual(late.problems, []);
-  await context.close();
-});
-
-test("a page resuming from a cursor gets the rows after it; a page starting over gets them all", async () => {
-  const context = await newContext();
-  const { jobUid } = demo.sim.createJob({ ...RUN, durationMs: 4000 });
-  // An earlier visit stopped after some rows and saved the cursor.
-  const earlier = await openPage(context);
-  await startPoller(earlier.page, jobUid);
-  await rowsAtLeast(earlier.page, 80);
-  await earlier.page.evaluate(() => window.__poller.stop());
-  const { batches } = await seen(earlier.page);
-  const { cursor } = batches.at(-1);
-  const resumeAt = idsOf({ batches }).length;
-  await earlier.page.close();
-
   const resumed = await openPage(context);
   await startPoller(resumed.page, jobUid, { cursor });
-  const fresh = await openPage(context);
-  await startPoller(fresh.page, jobUid);
-  // The resumed page shares (its cursor was understood) and leads: it started first.
-  await resumed.page.waitForFunction(() => window.__poller.role === "leader");
-  assert.equal(await roleOf(fresh.page), "follower");
-
-  assert.deepEqual(await outcomeOf(resumed.page), { status: "finished", totalResults: RUN.rows });
-  const resumedRecord = await seen(resumed.page);
-  assert.deepEqual(idsOf(resumedRecord), rowIds(RUN.rows).slice(resumeAt), `rows after the cursor (${resumeAt}) once`);
-  assertContiguous(resumedRecord, resumeAt);
-  // The leader kept only rows from its cursor on: the fresh page read the first ones itself.
-  assert.deepEqual(await outcomeOf(fresh.page), { status: "finished", totalResults: RUN.rows });
-  assert.deepEqual(idsOf(await seen(fresh.page)), rowIds(RUN.rows));
-  await context.close();
-});
-
-test("a run that fails ends every page's poller with the same error", async () => {
-  const context = await newContext();
-  const { jobUid } = demo.sim.createJob({ ...RUN, durationMs: 800, outcome: "shutdown" });
-  const pages = [await openPage(context), await openPage(context)];
-  for (const { page } of pages) await startPoller(page, jobUid);
-  for (const { page } of pages) assert.deepEqual(await outcomeOf(page), { code: "JOB_FAILED" });
-  const seenCount = demo.sim.stats(jobUid).log.length;
-  // Another page opened now learns the outcome from the leader, without a request.
-  const late = await openPage(context);
-  await startPoller(late.page, jobUid);
-  assert.deepEqual(await outcomeOf(late.page), { code: "JOB_FAILED" });
-  assert.equal(demo.sim.stats(jobUid).log.length, seenCount, "no request after the run failed");
-  await context.close();
-});
-
-test("a webhook relayed in a follower's tab makes the leader read at once: every page completes", async () => {
-  const context = await newContext();
-  const { jobUid } = demo.sim.createJob({ ...RUN, durationMs: 60000 });
-  const slow = { intervalMs: 30000 }; // without the webhook, the next read would be 30 s away
-  const leader = await openPage(context);
-  await startPoller(leader.page, jobUid, slow);
-  await leader.page.waitForFunction(() => window.__poller.role === "leader");
-  const follower = await openPage(context);
-  await startPoller(follower.page, jobUid, slow);
-  await follower.page.waitForFunction(() => window.__seen.roles.some((r) => r.tabs === 2));
-  await leader.page.waitForFunction(() => window.__seen.statuses.length > 0); // it has read once and sleeps
-
-  demo.sim.finish(jobUid);
-  await follower.page.evaluate((uid) => window.__poller.webhookReceived({ job_uid: uid, message: "Job successfully finished." }), jobUid);
-  for (const { page } of [leader, follower]) {
-    assert.deepEqual(await outcomeOf(page), { status: "finished", totalResults: RUN.rows });
-    assert.deepEqual(idsOf(await seen(page)), rowIds(RUN.rows));
-  }
+  const { rowsAvailable } = demo.sim.job(jobUid);
+  await rowsAtLeast(late.page, rowsAvailable);
+  const lateRecord = await seen(late.page);
+  assert.equal(lateRecord.batches[0].offset, 0, "the late page starts at the first row");
+  assert.equal(await roleOf(late.page), "follower");
+  for (let i = 2; i < STEPS; i += 1) await step(jobUid, [first.page, late.page]);
+  await assertCompleted(late.page, late.problems, "the late page");
+  await assertCompleted(resumed.page, resumed.problems, "the resumed page", resumeAt);
   await context.close();
 });
 
@@ -328,23 +312,27 @@ test("shareAcrossTabs: false polls alone; a wrong value is a TypeError naming th
   const result = await page.evaluate(async () => {
     const { JobPoller } = await import("captaindata-poller");
     const base = { jobUid: "job-x", baseUrl: `${location.origin}/v3` };
-    const errorOf = (options) => {
+    const errorOf = async (options) => {
       try {
-        return new JobPoller(options) && null;
+        await new JobPoller(options).start(); // throws in the constructor once the module is loaded
+        return null;
       } catch (error) {
         return `${error.name}: ${error.message}`;
       }
     };
+    const alone = new JobPoller({ ...base, shareAcrossTabs: false });
+    const started = alone.start().catch(() => {});
+    const role = alone.role;
+    alone.stop();
+    await started;
     return {
-      alone: new JobPoller({ ...base, shareAcrossTabs: false }).role,
-      shared: new JobPoller(base).role,
-      badShare: errorOf({ ...base, shareAcrossTabs: "yes" }),
-      badCallback: errorOf({ ...base, onRoleChange: "show" }),
+      alone: role,
+      badShare: await errorOf({ ...base, shareAcrossTabs: "yes" }),
+      badCallback: await errorOf({ ...base, onRoleChange: "show" }),
     };
   });
   assert.deepEqual(result, {
     alone: "alone",
-    shared: "follower", // until start() elects
     badShare: 'TypeError: Expected `shareAcrossTabs` to be a boolean (got "yes")',
     badCallback: 'TypeError: Expected `onRoleChange` to be a function (got "show")',
   });
@@ -352,7 +340,8 @@ test("shareAcrossTabs: false polls alone; a wrong value is a TypeError naming th
 });
 
 test("the demo shows this tab's role and how many tabs share the poller", async () => {
-  const simDemo = await startDemoServer({ port: 0 });
+  const demoClock = manualClock(0);
+  const simDemo = await startDemoServer({ port: 0, sim: createSim({ clock: demoClock }) }); // the demo's own credentials
   const context = await browser.newContext();
   try {
     const open = async () => {
@@ -371,6 +360,7 @@ test("the demo shows this tab's role and how many tabs share the poller", async 
     await poll.getByRole("button", { name: "Poll this run" }).click();
     await second.locator("#tab-share").getByText("follower · 2 tabs").waitFor();
     await first.locator("#tab-share").getByText("leader · 2 tabs").waitFor();
+    demoClock.advance(3000); // the run's clock is the test's: it ends now
     for (const page of [first, second]) {
       await waitForState(page, "completed");
       // The table draws in animation frames: wait for the last one.

@@ -143,7 +143,8 @@ test("10,000 start/stop cycles: heap and wasm memory back to baseline, no timer 
   assert.ok(again.heap - before.heap < 2e6, `JS heap grew by ${mb(again.heap - before.heap)}`);
   // A leak of the ~800 bytes a poller holds in wasm would add 8 MB per 10,000.
   assert.ok(again.wasm - after.wasm <= 1e6, `wasm memory grew ${mb(again.wasm - after.wasm)} in the second 10,000`);
-  assert.equal(freed.wasm, again.wasm, "cycles with free() grew the wasm memory");
+  // A bound, not equality: how much the allocator reuses depends on when finalizers ran, which V8 does not promise.
+  assert.ok(freed.wasm - again.wasm <= 1e6, `cycles with free() grew the wasm memory ${mb(freed.wasm - again.wasm)}`);
 });
 
 test("1,000 pollers started and aborted together: all ABORTED with the reason, memory back, nothing left", { timeout: 60000 }, async () => {
@@ -171,14 +172,23 @@ test("1,000 pollers started and aborted together: all ABORTED with the reason, m
   assert.equal(liveTimers.size, 0, "timers left behind");
   assert.equal(listenersLeft(), 0, "listeners left behind");
   assert.ok(after.heap - before.heap < 2e6, `JS heap grew by ${mb(after.heap - before.heap)}`);
-  // The allocator keeps pages it grew into (wasm memory never shrinks); a second wave must reuse them.
-  const second = new AbortController();
-  const again = Array.from({ length: 1000 }, (_, i) => poller(i, { signal: second.signal }).start());
-  for (let k = 0; k < 5; k++) await turn();
-  second.abort();
-  await Promise.allSettled(again);
+  // The allocator keeps pages it grew into (wasm memory never shrinks); later waves must reuse
+  // them. A bound, not equality: a wave whose finalizers have not run yet (V8 does not promise
+  // when they do) needs fresh memory once, but three waves that leaked would need it three times.
+  const wave = Math.max(during.wasm - before.wasm, 1 << 20);
+  for (let w = 0; w < 3; w++) {
+    const controller = new AbortController();
+    const again = Array.from({ length: 1000 }, (_, i) => poller(i, { signal: controller.signal }).start());
+    for (let k = 0; k < 5; k++) await turn();
+    controller.abort();
+    await Promise.allSettled(again);
+    await measure();
+  }
   const final = await measure();
-  assert.equal(final.wasm, after.wasm, `a second wave of 1,000 grew the wasm memory ${mb(after.wasm)} → ${mb(final.wasm)}`);
+  assert.ok(
+    final.wasm - after.wasm <= wave,
+    `three more waves of 1,000 grew the wasm memory ${mb(after.wasm)} → ${mb(final.wasm)} (one wave takes ${mb(during.wasm - before.wasm)})`,
+  );
 });
 
 test("a 6-hour poll on a virtual clock ends at maxDurationMs exactly, with TIMEOUT", { timeout: 60000 }, async () => {

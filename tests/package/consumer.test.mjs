@@ -139,20 +139,32 @@ test("stop() before start(): nothing is sent, start() resolves stopped", async (
   assert.equal(requestsFor(ctx.sim, jobUid).length, 0);
 });
 
-test("stop() while an async onBatch is pending: that batch is not confirmed, a resumed poller delivers it again", async () => {
-  const jobUid = threePages();
-  let release;
-  const rec = recorder({
-    onBatch: (batch) => (batch.offset > 0 ? new Promise((resolve) => (release = resolve)) : undefined),
-  });
-  const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
-  const started = settle(poller.start());
-  while (!release) await wait(5);
-  poller.stop();
-  assertStopped(await started, rec.seen);
-  release();
-  const again = await resume(jobUid, poller.cursor);
-  assert.deepEqual(again, rowIds(80, 40));
+test("stop() while onBatch's promise is pending: the consumer finishes it; taken it counts, refused it comes again", async () => {
+  for (const outcome of ["fulfils", "rejects"]) {
+    const jobUid = threePages();
+    let settleBatch = null;
+    const rec = recorder({
+      onBatch: (batch) =>
+        batch.offset > 0
+          ? new Promise((resolve, reject) => (settleBatch = () => (outcome === "fulfils" ? resolve() : reject(new Error("no")))))
+          : undefined,
+    });
+    const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
+    let ended = false;
+    const started = settle(poller.start()).finally(() => (ended = true));
+    while (!settleBatch) await wait(5);
+    const sent = requestsFor(ctx.sim, jobUid).length;
+    poller.stop();
+    await wait(50);
+    assert.equal(ended, false, "start() waits for the batch in hand");
+    settleBatch();
+    const stopped = await started;
+    assertStopped(stopped, rec.seen);
+    assert.equal(requestsFor(ctx.sim, jobUid).length, sent, "nothing sent after stop()");
+    const delivered = outcome === "fulfils" ? 80 : 40;
+    assert.equal(stopped.value.totalResults, delivered, outcome);
+    assert.deepEqual(await resume(jobUid, poller.cursor), rowIds(120 - delivered, delivered), outcome);
+  }
 });
 
 test("an aborted signal: ABORTED, cause = its reason, the message every entry uses", async () => {

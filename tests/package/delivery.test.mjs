@@ -69,7 +69,9 @@ test("a growing last page is re-read without re-delivering its rows", async () =
 
 test("resume from a cursor taken mid-page: the union of both pollers is every row exactly once", async () => {
   const { sim, connection } = ctx;
-  const { jobUid } = sim.createJob({ rows: 200, durationMs: 1500, pageSize: 50 });
+  // A long run (3 rows a second): the first poller's batches are a few rows, never a full page,
+  // however busy the machine; the run is finished on command before the second poller.
+  const { jobUid } = sim.createJob({ rows: 200, durationMs: 60_000, pageSize: 50 });
   let first;
   const recA = recorder({
     onBatch: () => {
@@ -87,6 +89,7 @@ test("resume from a cursor taken mid-page: the union of both pollers is every ro
   assert.equal(cursor, recA.seen.batches.at(-1).cursor, "poller.cursor is the last batch's cursor");
   assert.doesNotThrow(() => JSON.stringify(cursor));
 
+  sim.finish(jobUid);
   const recB = recorder();
   const outcomeB = await settle(new JobPoller({ ...connection, jobUid, cursor, ...recB.options }).start());
   assertCompleted(outcomeB, recB.seen);

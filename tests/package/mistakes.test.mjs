@@ -37,6 +37,9 @@ test("a baseUrl without a version segment: the 404 says so", async () => {
   assertFailed(outcome, rec.seen, "NOT_FOUND");
   assert.match(outcome.error.message, new RegExp(`GET /jobs/${jobUid}`));
   assert.match(outcome.error.message, /no version segment/);
+  const launch = await settle(scheduleWorkflow({ ...ctx.connection, baseUrl }, "wf-1", { inputs: [] }));
+  assert.equal(launch.error?.code, "NOT_FOUND");
+  assert.match(launch.error.message, /POST \/workflows\/wf-1\/schedule; baseUrl has no version segment/);
 });
 
 test("an injected fetch that throws fails at once with NETWORK_ERROR, the thrown error as cause", async () => {

@@ -22,16 +22,39 @@ import {
 
 const ctx = useSim();
 
-test("a Created webhook changes nothing: the run is read to its real end", async () => {
-  const { jobUid } = ctx.sim.createJob({ rows: 200, durationMs: 800, pageSize: 1000 });
-  const rec = recorder();
+/** Resolves when the package arms a timer of `minMs`..`maxMs` (a poller going to sleep for its interval). */
+function timerArmed(minMs, maxMs) {
+  return new Promise((resolve) => {
+    const real = globalThis.setTimeout;
+    globalThis.setTimeout = function setTimeout(fn, ms, ...rest) {
+      const id = real(fn, ms, ...rest);
+      if (ms >= minMs && ms <= maxMs) {
+        globalThis.setTimeout = real;
+        resolve();
+      }
+      return id;
+    };
+  });
+}
+
+test("a Created webhook changes nothing: no read at once, and the run is read to its real end", async () => {
+  const HOUR = 3_600_000;
+  const { jobUid } = ctx.sim.createJob({ rows: 200, durationMs: 600_000, pageSize: 1000 });
+  const rec = recorder({ intervalMs: HOUR, maxDurationMs: 4 * HOUR });
+  const asleep = timerArmed(HOUR / 2, HOUR * 1.5); // the interval is jittered by up to ±5 %
   const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
   const started = settle(poller.start());
-  await waitForIdle(ctx.sim, jobUid);
+  await asleep; // its first reads made, the poller sleeps for its hour
+  const before = requestsFor(ctx.sim, jobUid).length;
   poller.webhookReceived({ job_uid: jobUid, message: "Job successfully created.", error: null });
-  const outcome = await started;
+  await wait(300); // an absence window: a webhook acted on cuts the sleep and reads within milliseconds
+  assert.equal(requestsFor(ctx.sim, jobUid).length, before, "the Created webhook made the poller read");
+  // The control: the run ends, and its success webhook does make the poller read at once.
+  ctx.sim.finish(jobUid);
+  poller.webhookReceived({ job_uid: jobUid, message: "Job successfully finished.", error: null });
+  const outcome = await Promise.race([started, wait(20_000).then(() => ({ error: new Error("no end within 20 s of the success webhook") }))]);
   assertCompleted(outcome, rec.seen);
-  assert.deepEqual(rec.ids(), rowIds(200), "every row, not the few read when the webhook came");
+  assert.deepEqual(rec.ids(), rowIds(200), "every row, read to the real end");
 });
 
 test("a success webhook before the API says finished: polling goes on until it does, every row", async () => {
@@ -105,8 +128,12 @@ test("`completed` (and statuses in capitals) end the run as a success", async ()
 });
 
 test("404 on /results while the run is pending: the run is read, polling goes on, every row", async () => {
-  const { jobUid } = ctx.sim.createJob({ rows: 60, durationMs: 300, startDelayMs: 250, resultsWhilePending: 404 });
-  const { rec, outcome } = await pollJob(ctx, jobUid);
+  // Pending until the poller has met the 404 (a fixed startDelayMs could end first on a busy machine).
+  const { jobUid } = ctx.sim.createJob({ rows: 60, durationMs: 300, startDelayMs: 600_000, resultsWhilePending: 404 });
+  const polled = pollJob(ctx, jobUid);
+  await ctx.sim.until(() => requestsFor(ctx.sim, jobUid).some((e) => e.kind === "results" && e.status === 404), { what: "a 404 on /results" });
+  ctx.sim.start(jobUid);
+  const { rec, outcome } = await polled;
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(60));
   const log = requestsFor(ctx.sim, jobUid);

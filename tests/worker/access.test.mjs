@@ -1,6 +1,7 @@
 // Access: webhook secret, per-run read tokens, admin token, CORS, path validation, no key leaks.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { request as httpRequest } from "node:http";
 import { API_KEY, SECRETS, WEBHOOK_HEADERS, rowIds, startWorker, wait } from "./worker-fixture.mjs";
 
 const ORIGIN = "https://app.example";
@@ -13,12 +14,12 @@ after(() => w.close());
 test("a webhook with the right secret finishes the run at once, without a tick", async () => {
   const { jobUid } = w.sim.createJob({ rows: 60, durationMs: 60000, pageSize: 10 });
   const token = await w.track(jobUid);
-  await wait(200); // the first step has read the few rows there are
+  await w.untilRun(jobUid, token, (run) => run.status === "running", "the first step stored"); // read the few rows there are
   w.sim.finish(jobUid); // Captain Data (the simulator) POSTs its webhook to the worker
   await w.sim.webhooksSettled();
   const hooks = w.sim.webhooks().filter((h) => h.jobUid === jobUid);
   assert.deepEqual(hooks.map((h) => [h.event, h.status]), [["created", 200], ["succeeded", 202]], "Created is acknowledged, the end accepted");
-  const end = await w.untilDone(jobUid, token, { ticking: false, timeoutMs: 5000 });
+  const end = await w.untilDone(jobUid, token, { ticking: false });
   assert.equal(end.status, "finished");
   assert.deepEqual((await w.rows(jobUid, token)).map((r) => r.id), rowIds(60));
 });
@@ -26,14 +27,14 @@ test("a webhook with the right secret finishes the run at once, without a tick",
 test("a webhook with a wrong or missing secret is refused and changes nothing", async () => {
   const { jobUid } = w.sim.createJob({ rows: 40, durationMs: 60000, pageSize: 10 });
   const token = await w.track(jobUid);
-  await w.quiet(jobUid); // the first step is over
+  await w.untilRun(jobUid, token, (run) => run.status === "running", "the first step stored"); // POLL_INTERVAL_MS 0: no other step comes
   const payload = { job_uid: jobUid, message: "Job successfully finished.", error: false };
   const before = w.sim.stats(jobUid).requests.total;
   for (const headers of [{ "x-webhook-secret": `${SECRETS.WEBHOOK_SECRET}x` }, { "x-webhook-secret": "" }, {}]) {
     const res = await w.webhook(payload, headers);
     assert.equal(res.status, 401, JSON.stringify(headers));
   }
-  await wait(300);
+  await wait(300); // an absence window, not a synchronisation: a wrongly accepted webhook would step within it
   assert.equal(w.sim.stats(jobUid).requests.total, before, "no step was triggered");
   assert.notEqual((await w.run(jobUid, token)).body.status, "finished");
   const res = await w.webhook({ job_uid: "../etc" });
@@ -119,14 +120,71 @@ test("a malformed read token (not base64: length ≡ 1 mod 4) is refused with 40
   }
 });
 
+const MiB = 1024 * 1024;
+const padded = (n) => ({ job_uid: "never-tracked", message: "Job failed.", pad: "é".repeat(n) });
+
+/** POSTs `body` over a real socket with node:http (chunked when `chunked`), resolving the status and the body it read. */
+function postOverSocket(path, body, { headers = {}, chunked = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const options = { method: "POST", agent: false, headers: { "content-type": "application/json", ...headers } };
+    const req = httpRequest(`${w.origin}${path}`, options, (res) => {
+      let text = "";
+      res.setEncoding("utf8").on("data", (c) => (text += c));
+      res.on("end", () => resolve({ status: res.statusCode, body: JSON.parse(text) }));
+    });
+    req.on("error", reject);
+    if (!chunked) req.setHeader("content-length", body.length);
+    // 64 KiB writes, as a client streaming a large upload sends them.
+    for (let at = 0; at < body.length; at += 65536) req.write(body.subarray(at, at + 65536));
+    req.end();
+  });
+}
+
 test("the 1 MiB body limit counts bytes: 600 k \"é\" (1.2 MB, 0.6 Mi UTF-16 units) is 413", async () => {
-  const padded = (n) => ({ job_uid: "never-tracked", message: "Job failed.", pad: "é".repeat(n) });
   const tooBig = await w.webhook(padded(600_000));
-  assert.equal(tooBig.status, 413);
+  assert.deepEqual([tooBig.status, tooBig.body.message], [413, "Body too large: at most 1048576 bytes"]);
   const fits = await w.webhook(padded(500_000)); // 1 000 000 bytes + the rest: under 1 MiB
   assert.deepEqual([fits.status, fits.body.state], [200, "unknown"]);
   const launch = await w.schedule("wf-1", { job_name: "é".repeat(600_000), steps: [], inputs: [{ url: "a" }] });
   assert.equal(launch.status, 413);
+});
+
+test("a body past the limit gets its answer, never a reset: 24 MiB webhooks and launches over a real socket", async () => {
+  const huge = Buffer.from(JSON.stringify(padded(12 * MiB))); // 24 MiB of "é"
+  const chunkedOver = Buffer.from(JSON.stringify(padded(MiB))); // 2 MiB, no content-length
+  const admin = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` };
+  const cases = [
+    ["webhook, declared length", "/webhooks/captaindata", huge, { headers: WEBHOOK_HEADERS }, 413],
+    ["webhook, chunked", "/webhooks/captaindata", chunkedOver, { headers: WEBHOOK_HEADERS, chunked: true }, 413],
+    ["webhook with a wrong secret (refused before its body is read)", "/webhooks/captaindata", huge, { headers: { "x-webhook-secret": "nope" } }, 401],
+    ["schedule", "/v3/workflows/wf-1/schedule", huge, { headers: admin }, 413],
+    ["schedule without the admin token", "/v3/workflows/wf-1/schedule", huge, {}, 401],
+    ["a route that takes no body", "/v3/jobs/some-run/results", huge, {}, 405],
+  ];
+  // Several times over: the race this guards against (an answer, then a close while the client
+  // still sends) is lost only now and then.
+  for (let round = 0; round < 3; round++) {
+    for (const [what, path, body, options, status] of cases) {
+      const res = await postOverSocket(path, body, options);
+      assert.equal(res.status, status, `${what}: ${JSON.stringify(res.body)}`);
+      assert.equal(typeof res.body.message, "string", what);
+    }
+  }
+  // With fetch, as the issue's client saw it ("fetch failed" / ECONNRESET before).
+  const res = await fetch(`${w.origin}/webhooks/captaindata`, { method: "POST", headers: WEBHOOK_HEADERS, body: huge });
+  assert.deepEqual([res.status, (await res.json()).message], [413, "Body too large: at most 1048576 bytes"]);
+});
+
+test("dispatchFetch: the same 413 and 401 for bodies past the limit", async () => {
+  const huge = JSON.stringify(padded(12 * MiB));
+  const post = (path, headers) => w.mf.dispatchFetch(`${w.origin}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: huge });
+  const tooBig = await post("/webhooks/captaindata", WEBHOOK_HEADERS);
+  assert.deepEqual([tooBig.status, (await tooBig.json()).message], [413, "Body too large: at most 1048576 bytes"]);
+  const refused = await post("/webhooks/captaindata", { "x-webhook-secret": "nope" });
+  assert.deepEqual([refused.status, (await refused.json()).message], [401, "Bad webhook secret"]);
+  const launch = await post("/v3/workflows/wf-1/schedule", { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` });
+  assert.equal(launch.status, 413);
+  await launch.arrayBuffer();
 });
 
 test("schedule: a job_uid Captain Data answers that is not a valid id is a 502, and nothing is tracked", async () => {

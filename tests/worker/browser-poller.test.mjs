@@ -2,13 +2,22 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { JobPoller } from "captaindata-poller";
+import { manualClock } from "../../sim/index.js";
 import { API_KEY, rowIds, startWorker } from "./worker-fixture.mjs";
 
 let w;
+// The simulated runs move on only when a test advances this clock: a run is still going while
+// the test needs it, however slow the machine.
+const clock = manualClock(Date.now());
 before(async () => {
   // The worker polls each run on its own alarm cadence here, as deployed (no tick needed).
-  w = await startWorker({ bindings: { POLL_INTERVAL_MS: "100", PAGE_SIZE: "25" } });
+  w = await startWorker({ bindings: { POLL_INTERVAL_MS: "100", PAGE_SIZE: "25" }, sim: { clock } });
 });
+
+/** Resolves (bounded) once the page has seen `n` rows. */
+function untilRows(seen, n) {
+  return w.until(() => seen.rows.length >= n, `${n} rows delivered`);
+}
 after(() => w.close());
 
 const FAST = { intervalMs: 40, statusEvery: 2, retry: { retries: 5, minDelayMs: 5, maxDelayMs: 50 }, timeoutMs: 3000, maxDurationMs: 20000 };
@@ -37,7 +46,13 @@ test("a JobPoller against the worker receives every row once, in order, while th
   const { jobUid } = w.sim.createJob({ rows: 180, durationMs: 1500, pageSize: 20 });
   const token = await w.track(jobUid);
   const { poller, seen } = browserPoller(jobUid, token);
-  const summary = await poller.start();
+  const done = poller.start();
+  for (const [ms, rows] of [[500, 60], [500, 120]]) {
+    clock.advance(ms); // the API has `rows` rows; the page gets them while the run goes on
+    await untilRows(seen, rows);
+  }
+  clock.advance(500);
+  const summary = await done;
   assert.equal(summary.status, "finished");
   assert.equal(summary.totalResults, 180);
   assert.deepEqual(seen.rows.map((r) => r.id), rowIds(180));
@@ -53,16 +68,11 @@ test("a JobPoller resumed from its cursor gets only the rest", async () => {
   const first = browserPoller(jobUid, token);
   const { poller } = first;
   const started = poller.start().catch((e) => e);
-  await new Promise((resolve) => {
-    const check = setInterval(() => {
-      if (first.seen.rows.length >= 30) {
-        clearInterval(check);
-        resolve();
-      }
-    }, 10);
-  });
+  clock.advance(800); // 40 rows at the API
+  await untilRows(first.seen, 30);
   poller.stop();
   assert.equal((await started)?.status, "stopped", "stop() resolves start() quietly");
+  clock.advance(1200); // the run ends at the API
   const cursor = poller.cursor;
   const rest = [];
   await new JobPoller({

@@ -2,27 +2,37 @@
 // end event makes the run step now, and the run ends only when Captain Data's status says so.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import { manualClock } from "../../sim/index.js";
 import { rowIds, startWorker, wait } from "./worker-fixture.mjs";
 
 // Tests that pass only once pollStep({ webhook }) reads the status and drains instead of ending.
 
 let w;
+// The simulator's clock moves only when a test says so: a run is "running" at the API for as long
+// as a test needs it, and its webhooks go out when the test advances the clock (then sim.tick()).
+const clock = manualClock(Date.now());
 before(async () => {
   // POLL_INTERVAL_MS 0: between webhooks only cron ticks step a run, so a step is the webhook's doing.
-  w = await startWorker({ bindings: { POLL_INTERVAL_MS: "0" } });
+  w = await startWorker({ bindings: { POLL_INTERVAL_MS: "0" }, sim: { clock } });
 });
+
+/** Moves the simulated time on by `ms` and sends the webhooks that are due. */
+function advance(ms) {
+  clock.advance(ms);
+  w.sim.tick();
+}
 after(() => w.close());
 
 test("Created and unknown webhooks are acknowledged and change nothing; an end webhook steps at once", async () => {
   const { jobUid } = w.sim.createJob({ rows: 60, durationMs: 60000, pageSize: 10 });
   const token = await w.track(jobUid);
-  await w.quiet(jobUid); // the first step is over
+  await w.untilRun(jobUid, token, (run) => run.status === "running", "the first step stored"); // no other step comes
   const sent = w.sim.stats(jobUid).requests.total;
   for (const message of ["Job successfully created.", "JOB SUCCESSFULLY CREATED.", "Job was paused.", undefined]) {
     const res = await w.webhook({ job_uid: jobUid, message, error: null });
     assert.deepEqual([res.status, res.body.state], [200, "ignored"], String(message));
   }
-  await wait(300); // several alarm turns: nothing may have been stepped
+  await wait(300); // an absence window, not a synchronisation: a step the webhooks caused would come within it
   assert.equal(w.sim.stats(jobUid).requests.total, sent, "no step was triggered");
   assert.equal((await w.run(jobUid, token)).body.status, "running");
 
@@ -30,7 +40,7 @@ test("Created and unknown webhooks are acknowledged and change nothing; an end w
   w.sim.finish(jobUid);
   const end = await w.webhook({ job_uid: jobUid, message: "JOB SUCCESSFULLY FINISHED.", error: null });
   assert.deepEqual([end.status, end.body.state], [202, "accepted"]);
-  const run = await w.untilDone(jobUid, token, { ticking: false, timeoutMs: 5000 });
+  const run = await w.untilDone(jobUid, token, { ticking: false });
   assert.equal(run.status, "finished");
   assert.deepEqual((await w.rows(jobUid, token)).map((r) => r.id), rowIds(60));
 });
@@ -38,6 +48,7 @@ test("Created and unknown webhooks are acknowledged and change nothing; an end w
 test("statuses in capitals (FINISHED) end the run, served in lower case", async () => {
   const { jobUid } = w.sim.createJob({ rows: 40, durationMs: 300, pageSize: 10, statusCase: "upper" });
   const token = await w.track(jobUid);
+  advance(300);
   const run = await w.untilDone(jobUid, token);
   assert.equal(run.status, "finished");
   assert.deepEqual((await w.rows(jobUid, token)).map((r) => r.id), rowIds(40));
@@ -46,14 +57,19 @@ test("statuses in capitals (FINISHED) end the run, served in lower case", async 
 test(
   "a success webhook that arrives before the API says finished: the run is not marked finished early, and ends with every row",
   async () => {
-    // The simulator sends "Job successfully finished." 1.2 s before its status says so.
+    // The simulator sends "Job successfully finished." 1.2 s (of its clock) before its status says so.
     const { jobUid } = w.sim.createJob({ rows: 100, durationMs: 1600, pageSize: 10, webhookLeadMs: 1200 });
     const token = await w.track(jobUid);
+    await w.untilRun(jobUid, token, (run) => run.status === "running", "the first step stored");
+    advance(500); // the early webhook goes out; the API says running with 31 rows
     await w.until(() => w.sim.webhooks().some((h) => h.jobUid === jobUid && h.event === "succeeded" && h.status === 202), "the early webhook");
-    await w.quiet(jobUid, 100); // the step it caused is over
+    const made = w.sim.job(jobUid).rowsAvailable;
+    // The step the webhook caused stored what the API has (no other step comes: no ticks).
+    const seen = await w.untilRun(jobUid, token, (run) => run.row_count === made, `the webhook's step stored ${made} rows`);
     assert.equal(w.sim.job(jobUid).status, "running", "the API still says running");
-    assert.equal((await w.run(jobUid, token)).body.status, "running", "not marked finished on the webhook's word");
-    const end = await w.untilDone(jobUid, token, { timeoutMs: 8000 });
+    assert.equal(seen.status, "running", "not marked finished on the webhook's word");
+    advance(1100); // the API says finished
+    const end = await w.untilDone(jobUid, token);
     assert.equal(end.status, "finished");
     assert.deepEqual((await w.rows(jobUid, token)).map((r) => r.id), rowIds(100));
   },
@@ -62,17 +78,22 @@ test(
 test("a failure webhook while the API still says running does not end the run", async () => {
   const { jobUid } = w.sim.createJob({ rows: 50, durationMs: 1600, pageSize: 10, outcome: "shutdown", webhookLeadMs: 1200 });
   const token = await w.track(jobUid);
+  await w.untilRun(jobUid, token, (run) => run.status === "running", "the first step stored");
+  advance(500);
   await w.until(() => w.sim.webhooks().some((h) => h.jobUid === jobUid && h.event === "failed" && h.status === 202), "the early webhook");
-  await w.quiet(jobUid, 100);
-  assert.equal((await w.run(jobUid, token)).body.status, "running", "not ended on the webhook's word");
-  const end = await w.untilDone(jobUid, token, { timeoutMs: 8000 });
+  const made = w.sim.job(jobUid).rowsAvailable;
+  const seen = await w.untilRun(jobUid, token, (run) => run.row_count === made, `the webhook's step stored ${made} rows`);
+  assert.equal(seen.status, "running", "not ended on the webhook's word");
+  advance(1100);
+  const end = await w.untilDone(jobUid, token);
   assert.equal(end.status, "shutdown");
 });
 
 test("a run that ends \"completed\" is served as finished, with every row", async () => {
   const { jobUid } = w.sim.createJob({ rows: 30, durationMs: 200, pageSize: 10, outcome: "completed" });
   const token = await w.track(jobUid);
-  const end = await w.untilDone(jobUid, token, { timeoutMs: 5000 });
+  advance(200);
+  const end = await w.untilDone(jobUid, token);
   assert.equal(end.status, "finished");
   assert.deepEqual((await w.rows(jobUid, token)).map((r) => r.id), rowIds(30));
 });

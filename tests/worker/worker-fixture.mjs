@@ -75,39 +75,54 @@ export async function startWorker({ bindings = {}, sim = {}, persist } = {}) {
   });
   const outbound = [];
   const hooks = {};
+  const logs = [];
   const options = {
     ...miniflareOptions({
       baseUrl: server.url,
       port,
       outboundService: outboundTo(server, outbound, hooks),
       bindings: { ...SECRETS, ...FAST_BINDINGS, CAPTAINDATA_BASE_URL: server.url, ...bindings },
+      onLine: (line) => logs.push(line),
     }),
     ...(persist ? { durableObjectsPersist: persist } : {}),
   };
   const mf = new Miniflare(options);
   await mf.ready;
-  return new WorkerHarness(mf, server, outbound, workerOrigin, hooks, options);
+  return new WorkerHarness(mf, server, outbound, workerOrigin, hooks, options, logs);
 }
 
 class WorkerHarness {
-  /** `hooks.intercept = (request) => Response | undefined` answers outbound requests in the simulator's place. */
-  constructor(mf, server, outbound, origin, hooks, options) {
-    Object.assign(this, { mf, server, sim: server.sim, outbound, origin, hooks, options, responses: 0 });
+  /**
+   * `hooks.intercept = (request) => Response | undefined` answers outbound requests in the simulator's place;
+   * `logs` holds the worker's log lines (console.log/error in workerd).
+   */
+  constructor(mf, server, outbound, origin, hooks, options, logs) {
+    Object.assign(this, { mf, server, sim: server.sim, outbound, origin, hooks, options, logs, responses: 0 });
   }
 
   /**
    * Stops workerd at once (steps in flight die with it, as in an eviction or a deploy) and starts
-   * a new one on the same port and storage (`persist`). The simulator keeps running.
+   * a new one on the same port and storage (`persist`). The simulator keeps running. `bindings`
+   * changes settings for the new one, as a deploy with new settings would.
    */
-  async restart() {
+  async restart(bindings = {}) {
     await this.mf.dispose();
+    this.options = { ...this.options, bindings: { ...this.options.bindings, ...bindings } };
     this.mf = new Miniflare(this.options);
     await this.mf.ready;
   }
 
   /** A request to the worker over HTTP; every response is checked for the API key. */
   async call(path, init = {}) {
-    const response = await fetch(`${this.origin}${path}`, init);
+    let response;
+    try {
+      // One connection per request: workerd closes an idle keep-alive connection after 5 s and
+      // fetch (undici) keeps one for 4 s, so on a busy machine a reused one can be closed already.
+      response = await fetch(`${this.origin}${path}`, { ...init, headers: { ...init.headers, connection: "close" } });
+    } catch (e) {
+      // "fetch failed" alone hides why: name the socket error (ECONNRESET, ECONNREFUSED, …).
+      throw new Error(`${init.method ?? "GET"} ${path}: ${e.message} (${e.cause?.code ?? e.cause?.message ?? "no cause"})`, { cause: e });
+    }
     const text = await response.text();
     this.responses += 1;
     assert.ok(!text.includes(API_KEY), `the API key leaked in the body of ${path}`);
@@ -190,19 +205,23 @@ class WorkerHarness {
     assert.ok(this.outbound.every((r) => !r.url.includes(API_KEY)));
   }
 
-  /** Resolves once the simulator has answered every request of a run and seen none for `quietMs`. */
-  async quiet(jobUid, quietMs = 200) {
-    let count = -1;
-    for (;;) {
-      const log = this.sim.stats(jobUid).log;
-      if (log.length > 0 && log.length === count && log.every((e) => e.status !== null)) return;
-      count = log.length;
-      await wait(quietMs);
-    }
+  /**
+   * Resolves with the run as a reader sees it once `check(body)` is true: e.g. the first step
+   * committed (`status` no longer "pending"), or `row_count` reached what the simulator has.
+   */
+  untilRun(jobUid, token, check, what, options) {
+    return this.until(
+      async () => {
+        const { body } = await this.run(jobUid, token);
+        return check(body) && body;
+      },
+      `${jobUid}: ${what}`,
+      options,
+    );
   }
 
   /** Resolves once `check()` is truthy (polled every `everyMs`); fails after `timeoutMs` with `what`. */
-  async until(check, what, { timeoutMs = 10000, everyMs = 50 } = {}) {
+  async until(check, what, { timeoutMs = 30000, everyMs = 50 } = {}) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const value = await check();
@@ -216,7 +235,7 @@ class WorkerHarness {
    * Waits for a run to end (or to be given up by the worker: "paused" with the worker's
    * message), ticking the cron meanwhile when `ticking`.
    */
-  async untilDone(jobUid, token, { ticking = true, timeoutMs = 20000, everyMs = 100 } = {}) {
+  async untilDone(jobUid, token, { ticking = true, timeoutMs = 30000, everyMs = 100 } = {}) {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const { body } = await this.run(jobUid, token);

@@ -1,4 +1,6 @@
 // The worker's settings, read from its bindings (wrangler.toml [vars] and secrets) with defaults.
+// A wrong setting is a configuration fault, not an outage: it is listed (by name, never with a
+// secret's value) so the steps, the logs, the runs' error_message and GET /health can say which.
 
 const DEFAULTS = Object.freeze({
   CAPTAINDATA_BASE_URL: "https://api.captaindata.co/v3",
@@ -15,55 +17,125 @@ const DEFAULTS = Object.freeze({
   RETRY_MAX_DELAY_MS: 10000,
 });
 
-/** A non-negative integer setting; a bad value is a deploy error worth failing loudly on. */
-function count(env, name) {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return DEFAULTS[name];
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new TypeError(`Expected worker setting \`${name}\` to be an integer ≥ 0 (got ${raw})`);
-  return value;
+/** Required secrets (wrangler secret put NAME) and whether a poll step needs them. */
+const SECRETS = Object.freeze({
+  CAPTAINDATA_API_KEY: { polling: true },
+  CAPTAINDATA_PROJECT_ID: { polling: true },
+  WEBHOOK_SECRET: { polling: false },
+  READ_TOKEN_SECRET: { polling: false },
+  ADMIN_TOKEN: { polling: false },
+});
+
+/** A setting that is missing or wrong; `setting` is its binding name. */
+export class ConfigError extends Error {
+  constructor(setting, message) {
+    super(message);
+    this.name = "ConfigError";
+    this.setting = setting;
+  }
 }
 
-function origins(env) {
-  return new Set(
-    String(env.ALLOWED_ORIGINS ?? "")
-      .split(",")
-      .map((o) => o.trim())
-      .filter(Boolean),
-  );
+/** A required secret that is not set; the message names it but never shows a value. */
+export class MissingSecret extends ConfigError {
+  constructor(name) {
+    super(name, `The worker secret ${name} is not set (wrangler secret put ${name})`);
+    this.name = "MissingSecret";
+  }
 }
 
 /**
+ * @typedef {{ setting: string, message: string, polling: boolean }} Problem
+ *   `polling`: no run can be polled while this problem lasts.
+ */
+
+/** A non-negative integer setting; a bad value is listed and the default used meanwhile. */
+function count(env, name, problems) {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return DEFAULTS[name];
+  const value = Number(raw);
+  if (Number.isInteger(value) && value >= 0) return value;
+  problems.push({ setting: name, message: `The worker setting ${name} must be an integer ≥ 0 (it is ${JSON.stringify(String(raw))})`, polling: true });
+  return DEFAULTS[name];
+}
+
+/** The API base URL: http(s) and absolute. Its value is not echoed (it could hold credentials). */
+function baseUrl(env, problems) {
+  const raw = env.CAPTAINDATA_BASE_URL;
+  if (raw === undefined || raw === "") return DEFAULTS.CAPTAINDATA_BASE_URL;
+  let url = null;
+  try {
+    url = new URL(String(raw));
+  } catch {
+    // listed below
+  }
+  if (url && ["https:", "http:"].includes(url.protocol)) return String(raw);
+  problems.push({ setting: "CAPTAINDATA_BASE_URL", message: "The worker setting CAPTAINDATA_BASE_URL must be an absolute http(s) URL", polling: true });
+  return DEFAULTS.CAPTAINDATA_BASE_URL;
+}
+
+/** Allowed CORS origins; an entry that is not an origin (`https://host[:port]`) is listed and left out. */
+function origins(env, problems) {
+  const list = String(env.ALLOWED_ORIGINS ?? "")
+    .split(",")
+    .map((o) => o.trim())
+    .filter(Boolean);
+  const valid = list.filter((o) => {
+    try {
+      return new URL(o).origin === o;
+    } catch {
+      return false;
+    }
+  });
+  for (const o of list.filter((x) => !valid.includes(x))) {
+    problems.push({ setting: "ALLOWED_ORIGINS", message: `The worker setting ALLOWED_ORIGINS lists ${JSON.stringify(o)}, which is not an origin (scheme://host[:port])`, polling: false });
+  }
+  return new Set(valid);
+}
+
+function secretProblems(env) {
+  return Object.entries(SECRETS)
+    .filter(([name]) => typeof env[name] !== "string" || env[name] === "")
+    .map(([name, { polling }]) => ({ setting: name, message: new MissingSecret(name).message, polling }));
+}
+
+/**
+ * The settings, never throwing: a wrong value is replaced by its default and listed in
+ * `problems` (with the missing secrets), which a step checks before it polls.
  * @param {Record<string, unknown>} env the worker's bindings
  */
 export function settings(env) {
-  const budget = Math.max(1, count(env, "SUBREQUEST_BUDGET"));
-  return {
-    baseUrl: String(env.CAPTAINDATA_BASE_URL || DEFAULTS.CAPTAINDATA_BASE_URL),
+  /** @type {Problem[]} */
+  const problems = [];
+  const budget = Math.max(1, count(env, "SUBREQUEST_BUDGET", problems));
+  const values = {
+    baseUrl: baseUrl(env, problems),
     // A step's only subrequests are pollStep's fetches (the registry retires ended runs itself).
     stepRequests: budget,
     // Each kick of a run is one subrequest of the registry's alarm.
-    fanoutChunk: count(env, "FANOUT_CHUNK") || budget,
-    stepDeadlineMs: count(env, "STEP_DEADLINE_MS"),
-    pollIntervalMs: count(env, "POLL_INTERVAL_MS"),
-    pageSize: Math.max(1, count(env, "PAGE_SIZE")),
-    maxFailedSteps: Math.max(1, count(env, "MAX_FAILED_STEPS")),
-    failedStepBackoffMs: count(env, "FAILED_STEP_BACKOFF_MS"),
-    timeoutMs: count(env, "REQUEST_TIMEOUT_MS"),
+    fanoutChunk: count(env, "FANOUT_CHUNK", problems) || budget,
+    stepDeadlineMs: count(env, "STEP_DEADLINE_MS", problems),
+    pollIntervalMs: count(env, "POLL_INTERVAL_MS", problems),
+    pageSize: Math.max(1, count(env, "PAGE_SIZE", problems)),
+    maxFailedSteps: Math.max(1, count(env, "MAX_FAILED_STEPS", problems)),
+    failedStepBackoffMs: count(env, "FAILED_STEP_BACKOFF_MS", problems),
+    timeoutMs: count(env, "REQUEST_TIMEOUT_MS", problems),
     retry: {
-      retries: count(env, "RETRY_RETRIES"),
-      minDelayMs: count(env, "RETRY_MIN_DELAY_MS"),
-      maxDelayMs: count(env, "RETRY_MAX_DELAY_MS"),
+      retries: count(env, "RETRY_RETRIES", problems),
+      minDelayMs: count(env, "RETRY_MIN_DELAY_MS", problems),
+      maxDelayMs: count(env, "RETRY_MAX_DELAY_MS", problems),
     },
-    allowedOrigins: origins(env),
+    allowedOrigins: origins(env, problems),
     // A row field that identifies a row: lets pollStep drop rows the API repeats across pages.
     rowKey: env.ROW_KEY ? String(env.ROW_KEY) : undefined,
   };
+  return { ...values, problems: [...secretProblems(env), ...problems] };
 }
 
 /** What pollStep and scheduleWorkflow need to reach Captain Data. The key stays in headers. */
 export function connection(env) {
   const s = settings(env);
+  const wrong = s.problems.find((p) => p.polling);
+  if (wrong) throw new ConfigError(wrong.setting, wrong.message);
   return {
     apiKey: secret(env, "CAPTAINDATA_API_KEY"),
     projectId: secret(env, "CAPTAINDATA_PROJECT_ID"),
@@ -77,11 +149,4 @@ export function secret(env, name) {
   const value = env[name];
   if (typeof value !== "string" || value === "") throw new MissingSecret(name);
   return value;
-}
-
-export class MissingSecret extends Error {
-  constructor(name) {
-    super(`The worker secret ${name} is not set (wrangler secret put ${name})`);
-    this.name = "MissingSecret";
-  }
 }

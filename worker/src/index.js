@@ -1,10 +1,11 @@
 // The Cloudflare Worker: routes (schedule, track, v3 reads, webhook) and the cron tick.
 import { scheduleWorkflow } from "../../js/workerd.js";
 import { bearer, checkReadToken, cors, preflightHeaders, READ_TOKEN_HEADER, readToken, sameSecret } from "./access.js";
-import { connection, MissingSecret, secret, settings } from "./config.js";
+import { readBody } from "./body.js";
+import { ConfigError, connection, secret, settings } from "./config.js";
 import { registryOf, trackerOf } from "./registry.js";
 import { isRunId, route } from "./routes.js";
-import { webhookEvent, webhookHint } from "./webhook-events.js";
+import { webhookEvent } from "./webhook-events.js";
 
 export { Registry } from "./registry.js";
 export { RunTracker } from "./run-tracker.js";
@@ -21,10 +22,8 @@ const problem = (status, message) => json(status, { message });
 
 /** The request's JSON body, at most MAX_BODY_BYTES bytes (UTF-8 bytes, not UTF-16 units). */
 async function readJson(request) {
-  const declared = Number(request.headers.get("content-length"));
-  if (declared > MAX_BODY_BYTES) return { error: problem(413, "Body too large") };
-  const bytes = await request.arrayBuffer();
-  if (bytes.byteLength > MAX_BODY_BYTES) return { error: problem(413, "Body too large") };
+  const { bytes, tooLarge } = await readBody(request, MAX_BODY_BYTES);
+  if (tooLarge) return { error: problem(413, `Body too large: at most ${MAX_BODY_BYTES} bytes`) };
   try {
     return { body: JSON.parse(decoder.decode(bytes)) };
   } catch {
@@ -92,10 +91,17 @@ async function webhook(request, env) {
   // Created and unknown events are acknowledged (so Captain Data does not retry) and change nothing.
   const event = webhookEvent(body);
   if (event === null) return json(200, { job_uid: jobUid, state: "ignored" });
-  // An end event is a hint to step now; the run ends when the API's own status says so.
-  const state = await trackerOf(env, jobUid).webhook(webhookHint(jobUid, event, body));
+  // An end event is a hint to step now; the run ends when the API's own status says so. The
+  // body goes to pollStep as received: the package classifies it again, the same way.
+  const state = await trackerOf(env, jobUid).webhook(body);
   // An untracked or finished run is acknowledged too, so Captain Data does not retry it.
   return json(state === "accepted" ? 202 : 200, { job_uid: jobUid, state });
+}
+
+/** Configuration problems for operators: 200 when there are none, 503 with the list otherwise. */
+function health(env) {
+  const problems = settings(env).problems.map(({ setting, message, polling }) => ({ setting, message, stops_polling: polling }));
+  return json(problems.length === 0 ? 200 : 503, { ok: problems.length === 0, problems });
 }
 
 async function authorized(request, env, match) {
@@ -116,6 +122,8 @@ async function dispatch(request, env, match, url) {
       return readResults(env, match.jobUid, url);
     case "webhook":
       return webhook(request, env);
+    case "health":
+      return health(env);
     default:
       return problem(404, "Not found");
   }
@@ -139,15 +147,27 @@ async function withCors(request, env) {
   return response;
 }
 
+/** Any answer, with its reason logged: a configuration fault names the setting. */
+async function respond(request, env) {
+  try {
+    return await withCors(request, env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(`worker configuration: ${e.message}`);
+      return json(500, { message: e.message, setting: e.setting });
+    }
+    console.error(`worker error: ${e?.message ?? e}`);
+    return problem(500, "Internal error");
+  }
+}
+
 export default {
   async fetch(request, env) {
-    try {
-      return await withCors(request, env);
-    } catch (e) {
-      if (e instanceof MissingSecret) return problem(500, e.message);
-      console.error(`worker error: ${e?.message ?? e}`);
-      return problem(500, "Internal error");
-    }
+    const response = await respond(request, env);
+    // A body the answer did not need (a 401, a 404, …) is read to its end first: closing the
+    // connection while the client still sends would reset it before it reads the status.
+    await readBody(request, 0).catch(() => {}); // the client went away: nobody reads the answer
+    return response;
   },
 
   /** The cron tick: one call to the registry, which fans the runs out over its alarms. */

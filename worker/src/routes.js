@@ -13,6 +13,7 @@ const TABLE = [
   ["GET", ["v3", "jobs", ":jobUid"], "run", "read"],
   ["GET", ["v3", "jobs", ":jobUid", "results"], "results", "read"],
   ["POST", ["webhooks", "captaindata"], "webhook", "webhook"],
+  ["GET", ["health"], "health", "admin"],
 ];
 
 function matches(pattern, parts) {

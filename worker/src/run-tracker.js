@@ -2,7 +2,7 @@
 // rows keyed by their offset; its alarm runs one pollStep per invocation (own subrequest budget).
 import { DurableObject } from "cloudflare:workers";
 import { pollStep } from "../../js/workerd.js";
-import { connection, settings } from "./config.js";
+import { ConfigError, connection, settings } from "./config.js";
 import { applyStep, nextStepIn } from "./step-outcome.js";
 import { isMissing, resultsBody, runBody } from "./v3-shapes.js";
 
@@ -11,9 +11,12 @@ const SCHEMA = [
      id INTEGER PRIMARY KEY CHECK (id = 1), job_uid TEXT NOT NULL, name TEXT, workflow_uid TEXT,
      cursor TEXT, status TEXT NOT NULL, done INTEGER NOT NULL, error_code TEXT, error_message TEXT,
      row_count INTEGER NOT NULL, version INTEGER NOT NULL, webhook TEXT, webhook_gen INTEGER NOT NULL,
-     failed_steps INTEGER NOT NULL, steps INTEGER NOT NULL, created_at INTEGER NOT NULL, finished_at INTEGER)`,
+     failed_steps INTEGER NOT NULL, steps INTEGER NOT NULL, created_at INTEGER NOT NULL, finished_at INTEGER,
+     page_size INTEGER, config_error TEXT)`,
   "CREATE TABLE IF NOT EXISTS rows (position INTEGER PRIMARY KEY, body TEXT NOT NULL)",
 ];
+// Columns added after the first deployment: objects created before them get them on load.
+const ADDED_COLUMNS = { page_size: "INTEGER", config_error: "TEXT" };
 
 // Sent with every request of a step: lets logs (and tests) tell the steps' requests apart.
 const STEP_HEADER = "x-poller-step";
@@ -23,6 +26,10 @@ export class RunTracker extends DurableObject {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     for (const statement of SCHEMA) this.sql.exec(statement);
+    const have = new Set(this.sql.exec("SELECT name FROM pragma_table_info('run')").toArray().map((c) => c.name));
+    for (const [name, type] of Object.entries(ADDED_COLUMNS)) {
+      if (!have.has(name)) this.sql.exec(`ALTER TABLE run ADD COLUMN ${name} ${type}`);
+    }
   }
 
   /** The stored run, or null when this object tracks nothing. */
@@ -31,14 +38,20 @@ export class RunTracker extends DurableObject {
   }
 
   /**
-   * Starts tracking (idempotent) and steps at once. A run that ended in an error (given up
-   * after MAX_FAILED_STEPS, or failed) is resumed from its cursor: its stored rows are kept.
+   * Starts tracking (idempotent) and steps at once, whatever the back-off of a run that is
+   * tracked already (an operator tracking it again after an outage wants it read now). A run that
+   * ended in an error (given up after MAX_FAILED_STEPS, or failed) is resumed from its cursor:
+   * its stored rows are kept. A finished run is left as it is.
    * @returns {Promise<{ created: boolean, resumed: boolean }>}
    */
   async track(jobUid, info = {}) {
     const run = this.load();
     if (run) {
-      if (!run.done || !run.error_code) return { created: false, resumed: false };
+      if (run.done && !run.error_code) return { created: false, resumed: false };
+      if (!run.done) {
+        await this.ctx.storage.setAlarm(Date.now());
+        return { created: false, resumed: false };
+      }
       this.sql.exec(
         `UPDATE run SET done = 0, error_code = NULL, error_message = NULL, failed_steps = 0, finished_at = NULL,
            version = version + 1 WHERE id = 1`,
@@ -93,10 +106,16 @@ export class RunTracker extends DurableObject {
     return run && { run: runBody(run), missing: isMissing(run) };
   }
 
-  /** `GET /jobs/{uid}/results?page=N` body (JSON text), or null when not tracked. */
-  resultsPage(page, pageSize, resultsUrl) {
+  /**
+   * `GET /jobs/{uid}/results?page=N` body (JSON text), or null when not tracked. The page size
+   * the run was first served with is kept with it: readers' cursors hold `?page=N`, so a new
+   * PAGE_SIZE must not move rows between pages under them (it applies to runs served later).
+   */
+  resultsPage(page, currentPageSize, resultsUrl) {
     const run = this.load();
     if (!run || isMissing(run)) return null;
+    const pageSize = run.page_size ?? currentPageSize;
+    if (run.page_size === null) this.sql.exec("UPDATE run SET page_size = ? WHERE id = 1", pageSize);
     const start = (page - 1) * pageSize;
     const rows = this.sql.exec("SELECT body FROM rows WHERE position >= ? AND position < ? ORDER BY position", start, start + pageSize);
     const texts = rows.toArray().map((r) => r.body);
@@ -108,7 +127,10 @@ export class RunTracker extends DurableObject {
     const run = this.load();
     if (!run || run.done) return;
     const config = settings(this.env);
+    const wrong = config.problems.filter((p) => p.polling);
+    if (wrong.length > 0) return this.holdForConfig(run, wrong.map((p) => p.message).join("; "));
     const step = await this.poll(run, config);
+    if (step.configError) return this.holdForConfig(run, step.configError);
     const update = applyStep(run, step, config);
     const committed = this.commit(run, step, update);
     const pending = Boolean(this.load()?.webhook);
@@ -130,9 +152,23 @@ export class RunTracker extends DurableObject {
         webhook: run.webhook ? JSON.parse(run.webhook) : undefined,
       });
     } catch (error) {
-      // Only invalid options reject (e.g. a missing secret): count it as a failed step.
+      // pollStep rejects invalid options with a TypeError naming the option: a setting is wrong.
+      if (error instanceof ConfigError) return { configError: error.message };
+      if (error?.name === "TypeError") return { configError: `The worker's settings were refused: ${error.message}` };
       console.error(`step of ${run.job_uid} could not start: ${error?.message ?? error}`);
       return { results: [], cursor: run.cursor, status: run.status, done: true, error: { code: "BAD_RESPONSE", message: "the step could not start" }, requests: 0 };
+    }
+  }
+
+  /**
+   * A configuration fault: no request is made and nothing is counted as a failed step (it is
+   * no outage, and waiting does not fix it). The run says which setting is wrong and waits for
+   * the cron tick, whose kick steps it again once the setting is fixed (a deploy).
+   */
+  holdForConfig(run, message) {
+    if (run.config_error !== message) {
+      console.error(`worker configuration: run ${run.job_uid} is not polled until this is fixed: ${message}`);
+      this.sql.exec("UPDATE run SET config_error = ? WHERE id = 1", message);
     }
   }
 
@@ -153,7 +189,8 @@ export class RunTracker extends DurableObject {
       const consumed = before.webhook !== null && now.webhook_gen === before.webhook_gen;
       this.sql.exec(
         `UPDATE run SET cursor = ?, status = ?, done = ?, error_code = ?, error_message = ?, row_count = ?,
-           version = version + 1, failed_steps = ?, steps = steps + 1, finished_at = ?, webhook = ? WHERE id = 1`,
+           version = version + 1, failed_steps = ?, steps = steps + 1, finished_at = ?, webhook = ?, config_error = NULL
+         WHERE id = 1`,
         update.cursor,
         update.status,
         update.done ? 1 : 0,

@@ -17,6 +17,9 @@ const TERMINAL = new Set([...SUCCESS, "shutdown", "stopped"]);
  */
 function visibleStatus(run) {
   const status = String(run.status).toLowerCase();
+  // The worker cannot poll it (a setting is wrong): like Captain Data's own "paused" (an
+  // integration error), the run is not over and a reader keeps waiting.
+  if (!run.done && run.config_error) return "paused";
   if (!run.done) {
     if (status === "unknown") return "pending";
     return TERMINAL.has(status) ? "running" : status;
@@ -31,6 +34,7 @@ function visibleStatus(run) {
 }
 
 function visibleError(run) {
+  if (!run.done && run.config_error) return `${run.config_error}. Polling resumes by itself once it is fixed.`;
   if (!run.done || !run.error_code) return null;
   if (run.error_code === "ALL_INPUTS_FAILED") return ALL_INPUTS_FAILED;
   if (run.error_code === "JOB_FAILED") return run.error_message || "Job failed.";

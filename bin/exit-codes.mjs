@@ -1,0 +1,38 @@
+// The exit codes, documented in `--help` and the README. A script can tell "the run failed"
+// from "I could not ask" from "I gave up waiting" without parsing text.
+
+export const EXIT = Object.freeze({
+  OK: 0,
+  RUN_FAILED: 1,
+  USAGE: 2,
+  ACCESS: 3,
+  GAVE_UP: 4,
+  INTERRUPTED: 130,
+});
+
+const BY_CODE = {
+  JOB_FAILED: EXIT.RUN_FAILED,
+  ALL_INPUTS_FAILED: EXIT.RUN_FAILED,
+  UNAUTHORIZED: EXIT.ACCESS,
+  NOT_FOUND: EXIT.ACCESS,
+  TIMEOUT: EXIT.GAVE_UP,
+  BUDGET_EXHAUSTED: EXIT.GAVE_UP,
+  RETRIES_EXHAUSTED: EXIT.GAVE_UP,
+  // scheduleWorkflow's own: not retried (a retry could launch the run twice).
+  RATE_LIMITED: EXIT.GAVE_UP,
+  SERVER_ERROR: EXIT.GAVE_UP,
+  NETWORK_ERROR: EXIT.GAVE_UP,
+};
+
+/** The exit code for a terminal error; 1 for anything else (the message says what). */
+export const exitCodeFor = (error) => BY_CODE[error?.code] ?? EXIT.RUN_FAILED;
+
+/** The table printed by every `--help`. */
+export const EXIT_CODES_HELP = `Exit codes:
+  0    the run succeeded (also "warning": some inputs failed; a note says so)
+  1    the run failed (JOB_FAILED, ALL_INPUTS_FAILED), or another error the message names
+  2    usage error: a flag, a file or an environment variable (the message names it)
+  3    authentication failed or no such run/workflow (UNAUTHORIZED, NOT_FOUND)
+  4    gave up: TIMEOUT, BUDGET_EXHAUSTED, RETRIES_EXHAUSTED (scheduling: RATE_LIMITED,
+       SERVER_ERROR, NETWORK_ERROR)
+  130  interrupted (Ctrl-C): the command that resumes is printed`;

@@ -1,0 +1,103 @@
+// `--help` texts: one per command, each with an example and the exit codes.
+import { EXIT_CODES_HELP } from "./exit-codes.mjs";
+
+const CONNECTION = `Connection:
+  CAPTAINDATA_API_KEY       the API key (never printed); or --api-key-file FILE
+  CAPTAINDATA_PROJECT_ID    the project uid; or --project-id ID
+  --base-url URL            another API root: a proxy, or the simulator of npm start
+                            (http://127.0.0.1:8080/v3). Default https://api.captaindata.co/v3
+  -h, --help                this help`;
+
+const OUTPUT = `Output (rows only on stdout, or in --out; progress and messages on stderr):
+  --format ndjson|csv|json  ndjson (default): one JSON object per line.
+                            csv: a header from the fields of the first rows; a field that
+                            first appears later is left out of the CSV and named once on
+                            stderr; objects and arrays are written as JSON.
+                            json: one array, rows written as they arrive, closed at the end
+  --out FILE                write the rows to FILE instead of stdout
+  --state FILE              keep where the rows stopped in FILE, after every written batch;
+                            the same command again continues there, with no row twice
+  --cursor TOKEN            start after the rows a cursor covers (printed on Ctrl-C when there
+                            is no --state; with --out, the file is continued)
+  -q, --quiet               no progress line and no log lines (errors are still printed)
+Polling:
+  --interval DURATION       time between reads, e.g. 10s, 1m, 500ms (default 10s; below 1s
+                            only against a --base-url on localhost, such as the simulator)
+  --timeout DURATION        give up after this long, exit 4 (default 6h)
+
+Progress: on a terminal, one line rewritten in place (rows, status, requests, retries,
+elapsed); piped or redirected, plain log lines. NO_COLOR turns colours off.
+Ctrl-C stops at once, finishes the batch being written and prints the command that
+resumes; a second Ctrl-C exits immediately.`;
+
+export const HELP = {
+  main: `captaindata-poller: watch a Captain Data run from the terminal and stream its rows
+
+Usage:
+  captaindata-poller watch <jobUid> [options]                  write each new row as it arrives
+  captaindata-poller run <workflowUid> --inputs FILE [options]  schedule a run, then watch it
+  captaindata-poller status <jobUid> [--json]                  one read of a run's status
+  captaindata-poller --version
+
+Run captaindata-poller <command> --help for its options and an example.
+
+${CONNECTION}
+
+${EXIT_CODES_HELP}
+
+Example:
+  export CAPTAINDATA_API_KEY=… CAPTAINDATA_PROJECT_ID=…
+  captaindata-poller watch 5d1c0e6a-… --format csv --out rows.csv --state rows.state.json
+`,
+  watch: `Usage: captaindata-poller watch <jobUid> [options]
+
+Polls the run and writes each new row once, in order, as it arrives, until the run ends.
+
+${OUTPUT}
+
+${CONNECTION}
+
+${EXIT_CODES_HELP}
+
+Example:
+  captaindata-poller watch 5d1c0e6a-… --out rows.ndjson --state rows.state.json
+  # Ctrl-C, then the same command again: it continues after the last row written
+`,
+  run: `Usage: captaindata-poller run <workflowUid> --inputs FILE [options]
+
+Schedules the workflow, prints the new run's job uid on stderr, then watches it like
+\`watch\`. With --state, the job uid is kept in the state file: the same command again
+continues that run instead of scheduling another one.
+
+Scheduling:
+  --inputs FILE             the inputs: a JSON array of objects (or { "inputs": [...] }), or a
+                            CSV file whose header names the fields; - reads stdin.
+                            JSON when the name ends in .json or the text starts with [ or {
+  --steps FILE              a JSON array of steps (default [])
+  --job-name NAME           the run's name (default "captaindata-poller <date>")
+
+${OUTPUT}
+
+${CONNECTION}
+
+${EXIT_CODES_HELP}
+
+Example:
+  captaindata-poller run 0c7a3b1e-… --inputs profiles.csv --job-name "Q3 leads" --format csv --out leads.csv
+`,
+  status: `Usage: captaindata-poller status <jobUid> [--json]
+
+One read of the run's status (status, row counts, inputs, times, error), printed for a
+person, or as JSON on stdout with --json. Exits 0 once the run was read, whatever its
+status; 3 if the key is refused or there is no such run; 4 if the API could not be reached.
+
+  --json                    print the run as one JSON object
+
+${CONNECTION}
+
+${EXIT_CODES_HELP}
+
+Example:
+  captaindata-poller status 5d1c0e6a-… --json
+`,
+};

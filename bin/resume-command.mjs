@@ -1,0 +1,35 @@
+// The exact command that continues an interrupted watch, printed on Ctrl-C. It repeats the
+// flags that shape the output and the connection (never the key: it stays in the environment
+// or its file) and resumes from `--state`, or from `--cursor` when there is no state file.
+import path from "node:path";
+
+/**
+ * How this process was started, so that the printed command runs the same way: `npx
+ * captaindata-poller`, `captaindata-poller` (a bin on PATH), the bin's path, or `node <script>`.
+ */
+export function invocation(env = process.env, script = process.argv[1] ?? "captaindata-poller") {
+  if (env.npm_command === "exec") return ["npx", "captaindata-poller"];
+  const relative = path.relative(process.cwd(), script) || script;
+  if (path.basename(script) !== "captaindata-poller") return ["node", relative];
+  const onPath = (env.PATH ?? "").split(path.delimiter).some((dir) => dir && path.resolve(dir) === path.dirname(script));
+  return [onPath ? "captaindata-poller" : relative.includes(path.sep) ? relative : `.${path.sep}${relative}`];
+}
+
+/** POSIX shell quoting: plain words stay as they are. */
+export function shellQuote(word) {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+const CARRIED = ["format", "out", "state", "base-url", "api-key-file", "project-id", "interval", "timeout"];
+
+/**
+ * @param {{ jobUid: string, values: Record<string, any>, cursor: string | null }} watch
+ *   `values`: the flags as given; `cursor`: where the rows written so far end.
+ */
+export function resumeCommand({ jobUid, values, cursor }, prefix = invocation()) {
+  const words = [...prefix, "watch", jobUid];
+  for (const flag of CARRIED) if (values[flag] !== undefined) words.push(`--${flag}`, values[flag]);
+  if (values.state === undefined && cursor) words.push("--cursor", cursor);
+  if (values.quiet) words.push("--quiet");
+  return words.map(shellQuote).join(" ");
+}

@@ -1,0 +1,56 @@
+// `status <jobUid>`: one read of the run's status through the package (a status-first
+// JobPoller stopped at its first status), printed for a human or as JSON (`--json`).
+import { optionError } from "./connection.mjs";
+import { EXIT, exitCodeFor } from "./exit-codes.mjs";
+import { loadPackage, settle } from "./package-entry.mjs";
+
+const FIELDS = [
+  ["status", "status"],
+  ["name", "name"],
+  ["rows", (run) => (run.rowCount === null ? null : `${run.rowCount.toLocaleString("en")}${run.totalRowCount === null ? "" : ` (total ${run.totalRowCount.toLocaleString("en")})`}`)],
+  ["inputs", "numberInputs"],
+  ["workflow", "workflowUid"],
+  ["started", "startTime"],
+  ["finished", "finishTime"],
+  ["error", "errorMessage"],
+];
+
+/** The run as lines for a person: `status    running`, … (absent fields left out). */
+export function describeRun(jobUid, run) {
+  const lines = [`run ${jobUid}`];
+  for (const [label, field] of FIELDS) {
+    const value = typeof field === "function" ? field(run) : run[field];
+    if (value !== null && value !== undefined && value !== "") lines.push(`  ${label.padEnd(9)} ${value}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** Resolves with the exit code: 0 once the run was read, whatever its status. */
+export async function status({ jobUid, values, connection, reporter }) {
+  const { JobPoller } = await loadPackage();
+  let run = null;
+  let poller;
+  try {
+    poller = new JobPoller({
+      ...Object.fromEntries(Object.entries(connection).filter(([, v]) => v !== undefined)),
+      jobUid,
+      readMode: "status", // the first request is the run's status
+      onStatus(seen) {
+        run ??= seen;
+        poller.stop();
+      },
+      onCallbackError() {},
+    });
+  } catch (error) {
+    throw error instanceof TypeError ? optionError(error) : error;
+  }
+  const outcome = await settle(poller.start());
+  if (run) {
+    process.stdout.write(values.json ? `${JSON.stringify(run, null, 2)}\n` : describeRun(jobUid, run));
+    return EXIT.OK;
+  }
+  const error = outcome.error;
+  if (error instanceof TypeError) throw optionError(error);
+  reporter.say(`error: ${error?.code ? `${error.code}: ` : ""}${error?.message ?? "the run's status could not be read"}`);
+  return error ? exitCodeFor(error) : EXIT.RUN_FAILED;
+}

@@ -1,0 +1,26 @@
+// `captaindata-poller/svelte`: a readable store following Svelte's store contract (an object
+// whose subscribe(run) calls run with the value now and on every change, and returns the
+// unsubscribe function). The poller starts with the first subscriber and stops after the last
+// one leaves; no svelte import is needed.
+import { IDLE, getSnapshot, pollerKey, subscribe } from "./poller-store.js";
+
+/** A store of the poller's state (`{ status, rows, run, error, … }`) for `$poller` in a component. */
+export function createJobPoller(options) {
+  const key = pollerKey(options);
+  const ref = { current: options };
+  return {
+    subscribe(run) {
+      let last = IDLE;
+      const push = () => {
+        const next = getSnapshot(key);
+        if (next !== last) run((last = next));
+      };
+      const unsubscribe = subscribe(key, ref, push);
+      run((last = getSnapshot(key)));
+      return unsubscribe;
+    },
+  };
+}
+
+/** The same store under the name the React and Vue bindings use. */
+export const useJobPoller = createJobPoller;

@@ -1,0 +1,21 @@
+// `captaindata-poller/svelte` (any Svelte: the store contract needs no import).
+import type { DefaultRow } from "./index.js";
+import type { BindingOptions, JobPollerState } from "./bindings.js";
+
+export type { BindingOptions, JobPollerState, JobPollerStatus } from "./bindings.js";
+
+/** Svelte's readable store contract: `run` gets the value now and on every change. */
+export interface JobPollerStore<Row = DefaultRow> {
+  subscribe(run: (value: JobPollerState<Row>) => void): () => void;
+}
+
+/**
+ * A readable store of the poller's state (`$poller.rows`, `$poller.status`, …). Polling starts
+ * with the first subscriber and stops when the last one unsubscribes.
+ */
+export declare function createJobPoller<Row = DefaultRow>(
+  options: BindingOptions<Row> | null | undefined,
+): JobPollerStore<Row>;
+
+/** The same as {@link createJobPoller}, under the name the React and Vue bindings use. */
+export declare const useJobPoller: typeof createJobPoller;

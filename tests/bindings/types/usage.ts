@@ -1,0 +1,69 @@
+// Type test of the React, Vue and Svelte bindings: compiled with `tsc --noEmit -p
+// tests/bindings/types` (tests/demo/bindings-package.test.mjs), never run. `@ts-expect-error`
+// lines must stay errors: they prove the types reject what they should.
+import { useJobPoller } from "captaindata-poller/react";
+import type { JobPollerState, JobPollerStatus } from "captaindata-poller/react";
+import { useJobPoller as useVueJobPoller } from "captaindata-poller/vue";
+import { createJobPoller } from "captaindata-poller/svelte";
+import { CaptainDataError, type ErrorCode } from "captaindata-poller";
+
+interface Lead {
+  id: string;
+  full_name: string;
+}
+
+// React: the rows are typed by the generic, in the state and in onBatch.
+const lead = useJobPoller<Lead>({
+  jobUid: "run",
+  baseUrl: "https://proxy.example/v3",
+  keepRows: 1000,
+  onBatch(batch) {
+    const first: string = batch.results[0].full_name;
+    void first;
+  },
+});
+const name: string = lead.rows[0].full_name;
+// @ts-expect-error not a field of Lead
+void lead.rows[0].company;
+const status: JobPollerStatus = lead.status;
+const count: number = lead.rowCount;
+const cursor: string | null = lead.cursor;
+if (lead.error instanceof CaptainDataError) {
+  const code: ErrorCode = lead.error.code;
+  void code;
+}
+lead.stop();
+lead.resume();
+// @ts-expect-error the state is read-only
+lead.rows = [];
+// @ts-expect-error a status outside the six
+const wrong: JobPollerState<Lead>["status"] = "running";
+void [name, status, count, cursor, wrong];
+
+// Without a generic, rows are records of unknown values; null options are idle.
+const plain = useJobPoller({ jobUid: "run" });
+const anything: unknown = plain.rows[0]?.whatever;
+useJobPoller(null);
+// @ts-expect-error keepRows is a number
+useJobPoller({ jobUid: "run", keepRows: "all" });
+// @ts-expect-error jobUid is required
+useJobPoller({ baseUrl: "https://proxy.example/v3" });
+void anything;
+
+// Vue: shallow refs of the same state; options may be a getter.
+const vue = useVueJobPoller<Lead>(() => ({ jobUid: "run" }));
+const vueName: string = vue.rows.value[0].full_name;
+const vueStatus: JobPollerStatus = vue.status.value;
+// @ts-expect-error the refs are read-only
+vue.status.value = "idle";
+vue.stop();
+vue.resume();
+void [vueName, vueStatus];
+
+// Svelte: a readable store of the same state.
+const store = createJobPoller<Lead>({ jobUid: "run" });
+const unsubscribe: () => void = store.subscribe((value) => {
+  const svelteName: string = value.rows[0].full_name;
+  void svelteName;
+});
+unsubscribe();

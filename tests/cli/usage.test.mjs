@@ -1,0 +1,81 @@
+// Mistakes in the command line: exit 2 and a message that names the flag, file or variable at
+// fault; `--help` for every command, with an example and the exit codes. No API is needed.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { cliEnv, runCli, useCliSim } from "./cli-fixture.mjs";
+
+const ctx = useCliSim();
+
+test("--help of every command: usage, an example, the exit codes; on stdout, exit 0", async () => {
+  for (const args of [["--help"], ["watch", "--help"], ["run", "-h"], ["status", "--help"]]) {
+    const { code, stdout, stderr } = await runCli(ctx, args);
+    assert.equal(code, 0, stderr);
+    assert.match(stdout, /Usage:/);
+    assert.match(stdout, /Example:\n(?: {2}.*\n)*? {2}captaindata-poller (watch|run|status) /);
+    for (const exit of ["0 ", "1 ", "2 ", "3 ", "4 ", "130 "]) assert.match(stdout, new RegExp(`^ {2}${exit}`, "m"), `exit ${exit} documented in ${args}`);
+  }
+});
+
+test("usage errors exit 2 and name what is at fault", async () => {
+  const cases = [
+    [["frobnicate"], {}, /unknown command "frobnicate"/],
+    [["watch"], {}, /watch: missing <jobUid>/],
+    [["watch", "a", "b"], {}, /one <jobUid> expected/],
+    [["watch", "job", "--colour"], {}, /Unknown option '--colour'/],
+    [["watch", "job", "--format", "xml"], {}, /--format: expected ndjson, csv, json \(got "xml"\)/],
+    [["watch", "job", "--interval", "10"], {}, /--interval: .*\(got "10"\): add a unit/],
+    [["watch", "job", "--timeout", "soon"], {}, /--timeout: expected a duration/],
+    [["watch", "job", "--out"], {}, /--out/],
+    [["watch", "job", "--base-url", "not a url"], {}, /--base-url: not a URL/],
+    [["watch", "job", "--api-key-file", "absent.key"], {}, /--api-key-file absent\.key: cannot read it \(ENOENT\)/],
+    [["watch", "job"], { CAPTAINDATA_API_KEY: "" }, /CAPTAINDATA_API_KEY/],
+    [["watch", "job"], { CAPTAINDATA_PROJECT_ID: "" }, /CAPTAINDATA_PROJECT_ID/],
+    [["run", "wf"], {}, /run: --inputs FILE is required/],
+    [["watch", "job", "--base-url", "http://127.0.0.1:9/v3", "--state", "no/such/dir/s.json"], {}, /--state no\/such\/dir\/s\.json: ENOENT/],
+    // The package's own TypeErrors for options are reported with the flag that set them.
+    [["watch", "job", "--base-url", "https://api.example.com/v3", "--interval", "500ms", "--out", "never.ndjson"], {}, /^captaindata-poller: --interval: .*`intervalMs`.* at least 1000 ms/m],
+    [["watch", "job", "--base-url", "ftp://api.example.com/v3"], {}, /^captaindata-poller: --base-url: .*`baseUrl`/m],
+  ];
+  for (const [args, env, message] of cases) {
+    const { code, stdout, stderr } = await runCli(ctx, args, { env: cliEnv(env) });
+    assert.equal(code, 2, `${args.join(" ")}: ${stderr}`);
+    assert.match(stderr, message, args.join(" "));
+    assert.equal(stdout, "", "nothing on stdout");
+  }
+  assert.ok(!existsSync(path.join(ctx.dir, "never.ndjson")), "a refused command creates no --out file");
+});
+
+test("a --state file of another run is refused before any request", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 5, durationMs: 0 });
+  const flags = ["--base-url", ctx.baseUrl, "--interval", "200ms", "--state", "other.state.json"];
+  assert.equal((await runCli(ctx, ["watch", jobUid, ...flags])).code, 0);
+  const requests = ctx.sim.stats().requests.total;
+  const other = await runCli(ctx, ["watch", "another-run", ...flags]);
+  assert.equal(other.code, 2);
+  assert.match(other.stderr, new RegExp(`--state other\\.state\\.json follows run ${jobUid}, not another-run`));
+  const format = await runCli(ctx, ["watch", jobUid, ...flags, "--format", "csv"]);
+  assert.equal(format.code, 2);
+  assert.match(format.stderr, /--format csv: --state other\.state\.json was written with --format ndjson/);
+  assert.equal(ctx.sim.stats().requests.total, requests, "no request sent");
+});
+
+test("status: one read, printed for a person or as JSON; an unknown run exits 3", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 40, durationMs: 0 });
+  const before = ctx.sim.stats().requests.total;
+  const human = await runCli(ctx, ["status", jobUid, "--base-url", ctx.baseUrl]);
+  assert.equal(human.code, 0, human.stderr);
+  assert.match(human.stdout, new RegExp(`^run ${jobUid}\n {2}status {4}finished\n`));
+  assert.match(human.stdout, /rows {6}40/);
+  assert.equal(ctx.sim.stats().requests.total - before, 1, "one request");
+  const json = await runCli(ctx, ["status", jobUid, "--json", "--base-url", ctx.baseUrl]);
+  assert.equal(json.code, 0, json.stderr);
+  assert.deepEqual(
+    (({ status, rowCount, uid }) => ({ status, rowCount, uid }))(JSON.parse(json.stdout)),
+    { status: "finished", rowCount: 40, uid: jobUid },
+  );
+  const unknown = await runCli(ctx, ["status", "no-such-run", "--base-url", ctx.baseUrl]);
+  assert.equal(unknown.code, 3);
+  assert.match(unknown.stderr, /NOT_FOUND/);
+});

@@ -1,0 +1,85 @@
+// `captaindata-poller/vue` in a Vue 3 app built by Vite, in Chromium, against the simulator over
+// HTTP: every row once, one poller's requests, silence after unmount, a missing .wasm.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { JobPoller } from "captaindata-poller";
+import { apiFetchesAfter, apiFetchesBefore, buildApp, recordFetches, serveApp } from "../bindings/apps.mjs";
+import { launchBrowser, rowIds, watchConsole } from "./browser-fixture.mjs";
+
+// The options the app gives the composable (tests/bindings/vue-app/main.js).
+const APP_OPTIONS = { apiKey: "sim-key", projectId: "sim-project", intervalMs: 100, statusEvery: 2 };
+
+let app;
+let demo;
+let browser;
+before(async () => {
+  app = await buildApp("vue-app", { dependencies: ["vue", "@vue"] });
+  demo = await serveApp(app.dist);
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await demo?.close();
+  app?.remove();
+});
+
+async function openApp(jobUid, { query = "", route } = {}) {
+  const page = await browser.newPage();
+  const problems = watchConsole(page);
+  await recordFetches(page);
+  if (route) await page.route("**/*.wasm", route);
+  await page.goto(`${demo.url}?job=${encodeURIComponent(jobUid)}${query}`);
+  return { page, problems };
+}
+
+const shownIds = (page) => page.$$eval("#rows li", (items) => items.map((li) => li.textContent));
+const waitForStatus = (page, status, timeout = 20000) => page.waitForSelector(`section[data-status="${status}"]`, { timeout });
+
+test("every row once, the requests of one poller, no error", async () => {
+  const spec = { rows: 120, durationMs: 1, pageSize: 25 }; // an ended run: its requests do not depend on timing
+  const { jobUid } = demo.sim.createJob(spec);
+  const { page, problems } = await openApp(jobUid, { query: "&share=0" });
+  await waitForStatus(page, "finished");
+  assert.deepEqual(await shownIds(page), rowIds(120));
+  const one = demo.sim.createJob(spec).jobUid;
+  await new JobPoller({ ...APP_OPTIONS, jobUid: one, baseUrl: `${demo.url}v3` }).start();
+  assert.deepEqual(demo.sim.stats(jobUid).requests, demo.sim.stats(one).requests);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a growing run: rows appear while it runs, each once, in order", async () => {
+  const { jobUid } = demo.sim.createJob({ rows: 300, durationMs: 1500, pageSize: 50 });
+  const { page, problems } = await openApp(jobUid);
+  await page.waitForFunction(() => {
+    const n = Number(document.querySelector("#count")?.textContent);
+    return n > 0 && n < 300;
+  }, null, { timeout: 20000 });
+  await waitForStatus(page, "finished");
+  assert.deepEqual(await shownIds(page), rowIds(300));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("unmount (scope disposed): no request after it", async () => {
+  const { jobUid } = demo.sim.createJob({ rows: 5000, durationMs: 60000, pageSize: 1000 });
+  const { page, problems } = await openApp(jobUid);
+  await page.waitForFunction(() => Number(document.querySelector("#count")?.textContent) > 0, null, { timeout: 20000 });
+  await page.getByRole("button", { name: "Unmount" }).click();
+  const unmountedAt = await page.evaluate(() => window.app.unmountedAt);
+  await page.waitForTimeout(800); // several intervals (100 ms) and a status read
+  assert.deepEqual(await apiFetchesAfter(page, unmountedAt), []);
+  assert.ok(demo.sim.stats(jobUid).requests.total <= (await apiFetchesBefore(page, unmountedAt)).length);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a .wasm answering 404: the app renders and `error.code` is LOAD_FAILED", async () => {
+  const { jobUid } = demo.sim.createJob({ rows: 40, durationMs: 1, pageSize: 25 });
+  const { page, problems } = await openApp(jobUid, { route: (route) => route.fulfill({ status: 404, body: "Not found" }) });
+  await waitForStatus(page, "failed");
+  assert.equal(await page.locator("#error").textContent(), "LOAD_FAILED");
+  assert.equal(await page.locator("h1").textContent(), "Vue app");
+  assert.deepEqual(problems.filter((p) => !/Failed to load resource.*404/.test(p)), []);
+  await page.close();
+});

@@ -1,0 +1,472 @@
+// The tab-sharing protocol (js/tab-protocol.js), fast and without a browser: 1–8 simulated
+// tabs on one simulated run, with a fake Web Lock manager (FIFO, exclusive), a fake
+// BroadcastChannel (structured clones, in order per sender, delayed) and a fake poller per tab
+// (budgets, pace, webhooks, backpressure, failures). Each case draws joins, closes, hides,
+// stops, budgets, lost leaders, slow or failing consumers and webhooks from a seed; the
+// checks are what a user of each tab would notice.
+//
+//   TAB_CASES=20000 node --test tests/tab-protocol.test.mjs     more cases
+//   TAB_SEED=123456 node --test tests/tab-protocol.test.mjs     replay one failing case
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { TabProtocol } from "../js/tab-protocol.js";
+import { CaptainDataError } from "../js/errors.js";
+
+const CASES = Number(process.env.TAB_CASES ?? 3000);
+const REPLAY = process.env.TAB_SEED === undefined ? null : Number(process.env.TAB_SEED);
+
+const INTERVAL = 100; // the visible pace of every fake poller
+const HIDDEN_INTERVAL = 5000; // longer than a run: a wrongly hidden leader is seen at once
+const MAX_DELAY = 20; // the channel's and the lock manager's longest delay
+const PACE_BOUND = 4 * MAX_DELAY + 5; // a visible tab is heard by the leader within this
+
+/** mulberry32: small, seeded, good enough to draw cases. */
+function random(seed) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
+    chance: (p) => next() < p,
+  };
+}
+
+/** A discrete-event clock: callbacks at virtual times, in order (ties: first scheduled first). */
+class Clock {
+  now = 0;
+  #queue = [];
+  #seq = 0;
+
+  at(time, fn) {
+    const item = { time: Math.max(time, this.now), seq: this.#seq++, fn };
+    let i = this.#queue.length;
+    while (i > 0 && (this.#queue[i - 1].time > item.time || (this.#queue[i - 1].time === item.time && this.#queue[i - 1].seq > item.seq))) i -= 1;
+    this.#queue.splice(i, 0, item);
+  }
+
+  run(limit = 200000) {
+    for (let steps = 0; this.#queue.length > 0; steps += 1) {
+      assert.ok(steps < limit, "the simulation does not settle");
+      const item = this.#queue.shift();
+      this.now = item.time;
+      item.fn();
+    }
+  }
+}
+
+const rowsOf = (from, to) => Array.from({ length: to - from }, (_, i) => ({ id: from + i }));
+const cursorAt = (offset) => `c${offset}`;
+const offsetOf = (cursor) => Number(cursor.slice(1));
+
+/** The simulated run: rows appear in bursts; at `endsAt` it finishes or fails. */
+function drawRun(rnd) {
+  const rows = rnd.int(0, 60);
+  const endsAt = rnd.int(50, 1500);
+  const times = rowsOf(0, rows).map(() => rnd.int(0, endsAt)).sort((a, b) => a - b);
+  const failed = rnd.chance(0.2);
+  return {
+    rows,
+    endsAt,
+    failed,
+    pageSize: rnd.int(2, 12),
+    available: (t) => (t >= endsAt ? rows : times.filter((x) => x <= t).length),
+  };
+}
+
+/** Draws one case: the run and what each tab does. */
+function drawCase(seed) {
+  const rnd = random(seed);
+  const run = drawRun(rnd);
+  const tabs = rowsOf(0, rnd.int(1, 8)).map(({ id }) => {
+    const joinAt = id === 0 ? 0 : rnd.int(0, run.endsAt + 200);
+    const plan = {
+      id: `tab${id}`,
+      joinAt,
+      resumeAt: rnd.chance(0.2) ? rnd.int(0, run.available(joinAt)) : 0,
+      hidden: rnd.chance(0.5),
+      toggles: rowsOf(0, rnd.int(0, 4)).map(() => joinAt + rnd.int(0, run.endsAt + 300)),
+      stopAt: rnd.chance(0.12) ? joinAt + rnd.int(0, run.endsAt) : null,
+      closeAt: rnd.chance(0.12) ? joinAt + rnd.int(0, run.endsAt) : null,
+      byeOnClose: rnd.chance(0.5),
+      maxRequests: rnd.chance(0.3) ? rnd.int(1, 10) : undefined,
+      maxDurationMs: rnd.chance(0.15) ? rnd.int(50, 2000) : undefined,
+      flaky: rnd.chance(0.15), // its pollers may run out of retries
+      consumerMs: rnd.chance(0.2) ? 150 : 10,
+      consumerFailsAt: rnd.chance(0.05) ? rnd.int(1, 5) : null,
+      webhooks: rowsOf(0, rnd.int(0, 2)).map(() => joinAt + rnd.int(0, run.endsAt + 100)),
+      logRows: rnd.chance(0.5) ? rnd.int(1, 20) : 1000,
+      maxAhead: rnd.chance(0.5) ? rnd.int(1, 20) : 2000,
+    };
+    return plan;
+  });
+  return { seed, run, tabs, rnd };
+}
+
+/** Runs one case; returns what every tab saw, and throws on the first broken rule. */
+function simulate({ seed, run, tabs: plans, rnd }) {
+  const clock = new Clock();
+  const delay = () => rnd.int(1, MAX_DELAY);
+  const tabs = new Map();
+  const lock = { holder: null, queue: [] };
+  const lastDelivery = new Map(); // "from>to" → time of the last message scheduled (FIFO)
+  const requests = { total: 0 };
+
+  const grant = (tab) => {
+    lock.holder = tab.id;
+    clock.at(clock.now + delay(), () => send(tab, { type: "lock" }));
+  };
+  const locks = {
+    request(tab) {
+      if (lock.holder === null && lock.queue.length === 0) return grant(tab);
+      lock.queue.push(tab.id);
+      clock.at(clock.now + delay(), () => send(tab, { type: "queued" }));
+    },
+    release(tab) {
+      lock.queue = lock.queue.filter((id) => id !== tab.id);
+      if (lock.holder !== tab.id) return;
+      lock.holder = null;
+      const next = lock.queue.shift();
+      if (next !== undefined) grant(tabs.get(next));
+    },
+  };
+
+  const post = (from, message) => {
+    const data = structuredClone(message);
+    for (const to of tabs.values()) {
+      if (to === from || !to.open) continue;
+      const key = `${from.id}>${to.id}`;
+      const at = Math.max(clock.now + delay(), lastDelivery.get(key) ?? 0);
+      lastDelivery.set(key, at);
+      clock.at(at, () => to.open && send(to, { type: "message", data }));
+    }
+  };
+
+  /** Hands an event to a tab's machine and performs its effects, as js/tabs.js does. */
+  function send(tab, event) {
+    if (tab.gone) return;
+    for (const effect of tab.machine.handle(event, clock.now)) perform(tab, effect);
+    tab.poller?.release();
+  }
+
+  function perform(tab, effect) {
+    switch (effect.type) {
+      case "post":
+        return post(tab, effect.message);
+      case "lock":
+        return locks.request(tab);
+      case "poll":
+        assert.equal(tab.poller, null, `${tab.id}: one poller at a time`);
+        tab.poller = fakePoller(tab, effect);
+        return undefined;
+      case "stopPoll":
+        return tab.poller?.stop();
+      case "pace":
+        return tab.poller?.pace(effect.hidden);
+      case "webhook":
+        return tab.poller?.webhook();
+      case "deliver":
+        return consume(tab, effect.batch);
+      case "status":
+        tab.statuses.push(effect.run.status);
+        return undefined;
+      case "role":
+        tab.roles.push(effect.role);
+        return undefined;
+      case "release":
+        tab.open = false;
+        locks.release(tab);
+        return undefined;
+      case "end":
+        assert.equal(tab.outcome, null, `${tab.id}: one outcome`);
+        tab.outcome = { ...effect.outcome, at: clock.now };
+        return undefined;
+      default:
+        throw new Error(`unknown effect ${effect.type}`);
+    }
+  }
+
+  /** The tab's consumer: checks every batch, takes its time, may fail once. */
+  function consume(tab, batch) {
+    const { offset, results, cursor } = batch;
+    assert.equal(offset, tab.next, `${tab.id}: batch at ${offset} after rows up to ${tab.next}`);
+    assert.ok(results.length > 0, `${tab.id}: empty batch`);
+    assert.deepEqual(results.map((r) => r.id), rowsOf(offset, offset + results.length).map((r) => r.id), `${tab.id}: rows in order`);
+    assert.equal(offsetOf(cursor), offset + results.length, `${tab.id}: the batch's cursor is after its rows`);
+    tab.batches += 1;
+    tab.firstRowAt ??= clock.now;
+    clock.at(clock.now + tab.plan.consumerMs, () => {
+      if (tab.outcome || tab.gone) return undefined; // ended meanwhile: the cursor stays before it
+      if (tab.plan.consumerFailsAt === tab.batches) {
+        return send(tab, { type: "deliveryFailed", error: new CaptainDataError("CALLBACK_FAILED", "onBatch threw") });
+      }
+      tab.next = offset + results.length;
+      return send(tab, { type: "delivered", offset: tab.next, cursor });
+    });
+  }
+
+  /** What a wasm poller does, as far as the protocol can tell. */
+  function fakePoller(tab, { cursor, maxRequests, maxDurationMs }) {
+    const startedAt = clock.now;
+    const failsAfter = tab.plan.flaky && rnd.chance(0.5) ? rnd.int(0, 4) : null;
+    const poller = { offset: offsetOf(cursor), sent: 0, hidden: false, stopped: false, sleep: null, waiting: null, seen: null };
+    const end = (outcome) => {
+      if (poller.stopped) return;
+      poller.stopped = true;
+      clock.at(clock.now + 1, () => {
+        if (tab.poller === poller) tab.poller = null;
+        send(tab, { type: "pollEnded", ...outcome });
+      });
+    };
+    const schedule = (ms, hidden) => {
+      if (hidden) assertNoVisibleTab(tab);
+      const token = {};
+      poller.sleep = { token, hidden, until: clock.now + ms };
+      clock.at(clock.now + ms, () => poller.sleep?.token === token && tick());
+    };
+    const tick = () => {
+      poller.sleep = null;
+      if (poller.stopped) return;
+      if (maxDurationMs !== undefined && clock.now - startedAt >= maxDurationMs) return end({ error: new CaptainDataError("TIMEOUT", "poller deadline") });
+      if (maxRequests !== undefined && poller.sent >= maxRequests) return end({ error: new CaptainDataError("BUDGET_EXHAUSTED", "poller budget") });
+      poller.sent += 1;
+      tab.requests += 1;
+      requests.total += 1;
+      if (tab.plan.maxRequests !== undefined) assert.ok(tab.requests <= tab.plan.maxRequests, `${tab.id} sent more than its maxRequests`);
+      if (failsAfter !== null && poller.sent > failsAfter) return end({ error: new CaptainDataError("RETRIES_EXHAUSTED", "lost") });
+      const available = run.available(clock.now);
+      const over = clock.now >= run.endsAt;
+      const status = over ? (run.failed ? "shutdown" : "finished") : "running";
+      if (status !== poller.seen) {
+        poller.seen = status;
+        send(tab, { type: "polledStatus", run: { status } });
+        if (poller.stopped) return undefined;
+      }
+      if (poller.offset < available) {
+        const to = Math.min(available, poller.offset + run.pageSize);
+        const batch = { offset: poller.offset, results: rowsOf(poller.offset, to), cursor: cursorAt(to) };
+        poller.offset = to;
+        poller.waiting = to; // backpressure: the next request waits for this tab's consumer
+        send(tab, { type: "polled", batch });
+        return undefined;
+      }
+      if (over && run.failed) return end({ error: new CaptainDataError("JOB_FAILED", "the run failed: shutdown", { runStatus: "shutdown" }) });
+      if (over) return end({ summary: { status: "finished", totalResults: poller.offset, requests: poller.sent } });
+      return schedule(poller.hidden ? HIDDEN_INTERVAL : INTERVAL, poller.hidden);
+    };
+    Object.assign(poller, {
+      stop() {
+        if (poller.stopped) return;
+        poller.stopped = true;
+        poller.sleep = poller.waiting = null;
+        clock.at(clock.now + 1, () => {
+          if (tab.poller === poller) tab.poller = null;
+          send(tab, { type: "pollEnded", summary: { status: "stopped", requests: poller.sent } });
+        });
+      },
+      pace(hidden) {
+        const was = poller.hidden;
+        poller.hidden = hidden;
+        // As the engine does: visible again cuts a hidden sleep and polls at once.
+        if (was && !hidden && poller.sleep) schedule(0, false);
+      },
+      webhook() {
+        if (poller.sleep) schedule(0, poller.hidden);
+      },
+      /** The glue resolves the poller's onBatch once the tab has delivered past it, or ended. */
+      release() {
+        if (poller.waiting === null || poller.stopped) return;
+        if (tab.machine.delivered < poller.waiting && !tab.machine.ended) return;
+        poller.waiting = null;
+        clock.at(clock.now + 1, tick);
+      },
+    });
+    clock.at(clock.now + 1, tick);
+    return poller;
+  }
+
+  for (const plan of plans) {
+    const tab = {
+      id: plan.id,
+      plan,
+      open: false,
+      gone: false,
+      poller: null,
+      next: plan.resumeAt,
+      batches: 0,
+      requests: 0,
+      statuses: [],
+      roles: [],
+      outcome: null,
+      hidden: plan.hidden,
+      visibleSince: plan.hidden ? null : plan.joinAt,
+      startedAt: plan.joinAt,
+      stopped: false,
+      closed: false,
+    };
+    tab.machine = new TabProtocol({
+      id: plan.id,
+      offset: plan.resumeAt,
+      cursor: cursorAt(plan.resumeAt),
+      maxRequests: plan.maxRequests,
+      maxDurationMs: plan.maxDurationMs,
+      logRows: plan.logRows,
+      maxAhead: plan.maxAhead,
+    });
+    tabs.set(plan.id, tab);
+    clock.at(plan.joinAt, () => {
+      tab.open = true;
+      send(tab, { type: "start", hidden: tab.hidden });
+      if (!tab.hidden) checkPaceLater(tab);
+    });
+    if (plan.maxDurationMs !== undefined) clock.at(plan.joinAt + plan.maxDurationMs, () => send(tab, { type: "timeout" }));
+    for (const at of plan.toggles) {
+      clock.at(at, () => {
+        tab.hidden = !tab.hidden;
+        tab.visibleSince = tab.hidden ? null : clock.now;
+        send(tab, { type: "visibility", hidden: tab.hidden });
+        if (!tab.hidden) checkPaceLater(tab);
+      });
+    }
+    for (const at of plan.webhooks) clock.at(at, () => send(tab, { type: "webhook", payload: { job_uid: "job", message: "Job successfully finished." } }));
+    if (plan.stopAt !== null) {
+      clock.at(plan.stopAt, () => {
+        if (tab.outcome || tab.gone) return;
+        tab.stopped = true;
+        send(tab, { type: "stop" });
+      });
+    }
+    if (plan.closeAt !== null) {
+      clock.at(plan.closeAt, () => {
+        if (tab.outcome || tab.gone) return;
+        // The page goes away: pagehide may post `bye`; the browser drops its lock and channel.
+        if (plan.byeOnClose) send(tab, { type: "unload" });
+        tab.closed = tab.gone = true;
+        tab.open = false;
+        if (tab.poller) tab.poller.stopped = true;
+        tab.poller = null;
+        locks.release(tab);
+      });
+    }
+  }
+
+  /** A poller takes the hidden pace: no tab may have been visible long enough to be heard. */
+  function assertNoVisibleTab(pacer) {
+    for (const tab of tabs.values()) {
+      const heard = tab.visibleSince !== null && tab.open && clock.now - tab.visibleSince >= PACE_BOUND;
+      assert.ok(!heard, `${pacer.id} polls at the hidden pace while ${tab.id} is visible`);
+    }
+  }
+
+  /** A tab visible for PACE_BOUND ms: the leader's poller must not be in a hidden sleep then. */
+  function checkPaceLater(tab) {
+    const since = tab.visibleSince;
+    clock.at(clock.now + PACE_BOUND, () => {
+      if (tab.visibleSince !== since || tab.gone || tab.outcome) return;
+      const leader = tabs.get(lock.holder);
+      const sleep = leader?.poller?.sleep;
+      assert.ok(!(sleep && sleep.hidden), `${leader?.id} sleeps at the hidden pace while ${tab.id} is visible`);
+    });
+  }
+
+  clock.run();
+  return { tabs: [...tabs.values()], lock, requests: requests.total, now: clock.now };
+}
+
+/** The rules every tab's user can check. */
+function check(world, { run }) {
+  const live = world.tabs.filter((t) => !t.closed);
+  for (const tab of live) {
+    const { id, outcome, plan } = tab;
+    assert.ok(outcome, `${id} never ended (role ${tab.machine.role})`);
+    if (outcome.summary) {
+      assert.ok(!run.failed && outcome.at >= run.endsAt, `${id} completed before the run did`);
+      assert.equal(tab.next, run.rows, `${id} completed with rows missing`);
+      assert.equal(outcome.summary.totalResults, run.rows, `${id}: totalResults`);
+      assert.equal(outcome.summary.status, "finished");
+    } else if (outcome.stopped) {
+      assert.ok(tab.stopped, `${id} stopped without its own stop()`);
+      assert.equal(outcome.stopped.cursor, cursorAt(tab.next), `${id}: the stopped cursor is after its last delivered row`);
+    } else {
+      const { code } = outcome.error;
+      const why = {
+        JOB_FAILED: () => run.failed && outcome.at >= run.endsAt && tab.next === run.rows,
+        BUDGET_EXHAUSTED: () => plan.maxRequests !== undefined && tab.requests >= plan.maxRequests,
+        TIMEOUT: () => plan.maxDurationMs !== undefined && outcome.at - tab.startedAt >= plan.maxDurationMs,
+        RETRIES_EXHAUSTED: () => plan.flaky,
+        CALLBACK_FAILED: () => plan.consumerFailsAt !== null,
+      }[code];
+      assert.ok(why?.(), `${id} ended with ${code}: not its own limit nor the run's outcome`);
+    }
+    if (tab.stopped && !outcome.stopped) assert.ok(outcome.at <= plan.stopAt, `${id}: stop() came first`);
+  }
+  assert.equal(world.lock.holder, null, "the lock is released after the end");
+  assert.deepEqual(world.lock.queue, [], "no lock request is left waiting");
+  for (const tab of world.tabs) {
+    assert.ok(!tab.open, `${tab.id}'s channel is closed`);
+    assert.ok(!tab.poller || tab.poller.stopped, `${tab.id}'s poller is stopped`);
+  }
+}
+
+function runCase(seed) {
+  const drawn = drawCase(seed);
+  try {
+    const world = simulate(drawn);
+    check(world, drawn);
+    return world;
+  } catch (error) {
+    error.message = `seed ${seed} (replay: TAB_SEED=${seed} node --test tests/tab-protocol.test.mjs): ${error.message}`;
+    throw error;
+  }
+}
+
+test(`the tab protocol over random cases (${REPLAY === null ? CASES : 1} cases)`, (t) => {
+  const first = REPLAY ?? (Date.now() % 1000000) * 1000;
+  const count = REPLAY === null ? CASES : 1;
+  t.diagnostic(`seeds ${first}…${first + count - 1}; replay one with TAB_SEED=<seed>`);
+  let requests = 0;
+  const ends = {};
+  for (let i = 0; i < count; i += 1) {
+    const world = runCase(first + i);
+    requests += world.requests;
+    for (const { outcome: o } of world.tabs) {
+      const kind = o === null ? "closed" : o.summary ? "completed" : o.stopped ? "stopped" : o.error.code;
+      ends[kind] = (ends[kind] ?? 0) + 1;
+    }
+  }
+  const tabs = Object.entries(ends).map(([kind, n]) => `${n} ${kind}`).join(", ");
+  t.diagnostic(`tab protocol: ${count} cases, ${requests} requests, 0 violations; tabs: ${tabs}`);
+});
+
+/** A case without randomness in what the tabs do: they join at `joins` and stay visible. */
+function steadyCase(joins, { logRows = 1000, rows = 50 } = {}) {
+  const run = { rows, endsAt: 1000, failed: false, pageSize: 10, available: (time) => (time >= 1000 ? rows : Math.floor((time * rows) / 1000)) };
+  const tabs = joins.map((joinAt, i) => ({
+    id: `tab${i}`, joinAt, resumeAt: 0, hidden: false, toggles: [], stopAt: null, closeAt: null, byeOnClose: false,
+    maxRequests: undefined, maxDurationMs: undefined, flaky: false, consumerMs: 5, consumerFailsAt: null, webhooks: [],
+    logRows, maxAhead: 2000,
+  }));
+  const drawn = { seed: 7, run, tabs, rnd: random(7) };
+  const world = simulate(drawn);
+  check(world, drawn);
+  return world;
+}
+
+test("one run, 1/3/5 tabs that stay: about one tab's requests whatever the number of tabs", (t) => {
+  const counts = [1, 3, 5].map((n) => steadyCase(rowsOf(0, n).map(({ id }) => id * 30)).requests);
+  t.diagnostic(`requests for 1/3/5 tabs: ${counts.join("/")}`);
+  assert.ok(counts[2] <= counts[0] * 1.2, `${counts}`);
+});
+
+test("a tab that joins after the leader's log moved on reads what it missed itself, then follows", () => {
+  const { tabs } = steadyCase([0, 600], { logRows: 5 });
+  const [leader, late] = tabs;
+  assert.ok(late.firstRowAt < 700, `the late tab got its first rows at ${late.firstRowAt} ms, not when the run ended`);
+  // It read the 30 rows it missed (3 pages and the page it met the leader's rows on), then stopped.
+  assert.ok(late.requests > 0 && late.requests <= 5, `late tab ${late.requests} requests, leader ${leader.requests}`);
+});

@@ -1,0 +1,20 @@
+// `captaindata-poller/vue` (Vue ≥ 3.3).
+import type { MaybeRefOrGetter, ShallowRef } from "vue";
+import type { DefaultRow } from "./index.js";
+import type { BindingOptions, JobPollerState } from "./bindings.js";
+
+export type { BindingOptions, JobPollerState, JobPollerStatus } from "./bindings.js";
+
+/** Each field of {@link JobPollerState} as a read-only shallow ref, and `stop()`, `resume()`. */
+export type JobPollerRefs<Row = DefaultRow> = {
+  readonly [K in Exclude<keyof JobPollerState<Row>, "stop" | "resume">]: Readonly<ShallowRef<JobPollerState<Row>[K]>>;
+} & { readonly stop: () => void; readonly resume: () => void };
+
+/**
+ * Polls `options.jobUid` from the component's mount (never in a server render; at once in a
+ * plain effect scope) until its scope is disposed. `options` may be a ref or a getter: a change
+ * of its values restarts the poller.
+ */
+export declare function useJobPoller<Row = DefaultRow>(
+  options: MaybeRefOrGetter<BindingOptions<Row> | null | undefined>,
+): JobPollerRefs<Row>;
