@@ -200,7 +200,10 @@ const STUCK_MS: u32 = 10_000;
 /// A poller that goes on polling always holds one, so it fails here instead of passing by luck.
 async fn until_quiet(what: &str) {
     let quiet = JsFuture::from(quiet(STUCK_MS)).await.unwrap();
-    assert_eq!(quiet, true, "{what}: still holds a timer after {STUCK_MS} ms");
+    assert_eq!(
+        quiet, true,
+        "{what}: still holds a timer after {STUCK_MS} ms"
+    );
 }
 
 /// Waits until `api` has been called `n` times.
