@@ -194,6 +194,8 @@ export function createSim(options = {}) {
         done();
         reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
       }, timeoutMs);
+      // The bound alone keeps no process alive: a waiter given up on (its test ended) is no reason to stay.
+      timer?.unref?.();
       const done = () => {
         clearTimeout(timer);
         waiters.delete(recheck);

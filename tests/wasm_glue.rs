@@ -15,12 +15,65 @@ use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::wasm_bindgen_test;
 
 #[wasm_bindgen(inline_js = r#"
+// The timers the wasm code has pending (its sleeps, its requests' timeouts), told apart by a wasm
+// frame on the stack; this file's own waits use the real setTimeout. A poller between polls holds
+// its sleep and a request in flight its timeout, so "nothing left that could send a request" is
+// no pending timer: a condition, not a duration.
+const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
+const turn = typeof setImmediate === "function" ? setImmediate : (fn) => {
+  const channel = new MessageChannel();
+  channel.port1.onmessage = () => { channel.port1.close(); fn(); };
+  channel.port2.postMessage(0);
+};
+const pendingTimers = new Set();
+const waiters = new Set();
+let queued = false;
+// Re-checks the waiters once the microtasks a change starts have run (a woken poller sends in them).
+function changed() {
+  if (queued) return;
+  queued = true;
+  turn(() => { queued = false; for (const recheck of [...waiters]) recheck(); });
+}
+globalThis.setTimeout = function setTimeout(fn, ms, ...rest) {
+  if (!(new Error().stack ?? "").includes("wasm-function[")) return realSetTimeout(fn, ms, ...rest);
+  const id = realSetTimeout((...args) => { pendingTimers.delete(id); changed(); return fn(...args); }, ms, ...rest);
+  pendingTimers.add(id);
+  changed();
+  return id;
+};
+globalThis.clearTimeout = function clearTimeout(id) {
+  if (pendingTimers.delete(id)) changed();
+  return realClearTimeout(id);
+};
+// Resolves true once `check()` holds (first checked after the microtasks queued so far, then at
+// every change of the wasm's timers or of a fake API's calls), false after `ms`: a bound for a
+// stuck test only.
+function until(check, ms) {
+  return new Promise((resolve) => {
+    const recheck = () => { if (check()) finish(true); };
+    const bound = realSetTimeout(() => finish(false), ms);
+    const finish = (value) => { waiters.delete(recheck); realClearTimeout(bound); resolve(value); };
+    waiters.add(recheck);
+    turn(recheck);
+  });
+}
+export function quiet(ms) { return until(() => pendingTimers.size === 0, ms); }
+export function untilCalls(api, n, ms) { return until(() => api.calls.length >= n, ms); }
+// `{ settled }`, true once `promise` has settled.
+export function settledFlag(promise) {
+  const flag = { settled: false };
+  promise.then(() => (flag.settled = true), () => (flag.settled = true));
+  return flag;
+}
+export function isSettled(flag) { return flag.settled; }
 // A fake Captain Data API: each results read has one more row; the run is `running`
 // until `finishAfter` results reads, then `finished` with `finishAfter` rows. "hang" never answers until aborted.
 export function fakeApi(mode, finishAfter) {
   const api = { calls: [], signals: [], reads: 0 };
   api.fetch = function (url, init) {
     api.calls.push({ url, auth: new Headers(init.headers).get("authorization"), self: this });
+    changed();
     api.signals.push(init.signal);
     if (mode === "hang") {
       return new Promise((_, reject) => init.signal.addEventListener("abort", () => reject(init.signal.reason)));
@@ -43,7 +96,6 @@ export function callCount(api) { return api.calls.length; }
 export function callAt(api, i) { return api.calls[i]; }
 export function allSignalsAborted(api) { return api.signals.every((s) => s.aborted); }
 export function swapGlobalFetch(fn) { const old = globalThis.fetch; globalThis.fetch = fn; return old; }
-export function pause(ms) { return new Promise((resolve) => setTimeout(resolve, ms)); }
 // A receiver (js/delivery.js's role) that records batches and statuses; `failAt`: the
 // batch (by count) whose delivery throws, or rejects when `async`.
 export function recorder(failAt, async) {
@@ -89,7 +141,7 @@ export function timerArmed(minMs, maxMs) {
 }
 // `promise`'s outcome, or the string "timeout" if it has not settled within `ms`.
 export function within(promise, ms) {
-  return Promise.race([promise, new Promise((resolve) => setTimeout(() => resolve("timeout"), ms))]);
+  return Promise.race([promise, new Promise((resolve) => realSetTimeout(() => resolve("timeout"), ms))]);
 }
 export function throwingFetch() { return () => { throw new ReferenceError("fetchh is not defined"); }; }
 export function kindsOf(api) { return api.calls.map((c) => (c.url.endsWith("/results") ? "results" : "run")); }
@@ -106,7 +158,13 @@ extern "C" {
     fn all_signals_aborted(api: &JsValue) -> bool;
     #[wasm_bindgen(js_name = swapGlobalFetch)]
     fn swap_global_fetch(f: &JsValue) -> JsValue;
-    fn pause(ms: u32) -> js_sys::Promise;
+    fn quiet(bound_ms: u32) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = untilCalls)]
+    fn until_calls(api: &JsValue, n: u32, bound_ms: u32) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = settledFlag)]
+    fn settled_flag(promise: &js_sys::Promise) -> JsValue;
+    #[wasm_bindgen(js_name = isSettled)]
+    fn is_settled(flag: &JsValue) -> bool;
     fn recorder(fail_at: u32, rejects: bool) -> JsValue;
     #[wasm_bindgen(js_name = throwingFetch)]
     fn throwing_fetch() -> JsValue;
@@ -135,8 +193,23 @@ fn options(entries: &[(&str, JsValue)]) -> JsValue {
     object.into()
 }
 
-async fn sleep(ms: u32) {
-    JsFuture::from(pause(ms)).await.unwrap();
+/// A bound for a stuck test only: conditions are met within milliseconds.
+const STUCK_MS: u32 = 10_000;
+
+/// Waits until the wasm code holds no timer: no sleep that could wake it, no request in flight.
+/// A poller that goes on polling always holds one, so it fails here instead of passing by luck.
+async fn until_quiet(what: &str) {
+    let quiet = JsFuture::from(quiet(STUCK_MS)).await.unwrap();
+    assert_eq!(
+        quiet, true,
+        "{what}: still holds a timer after {STUCK_MS} ms"
+    );
+}
+
+/// Waits until `api` has been called `n` times.
+async fn until_called(api: &JsValue, n: u32) {
+    let called = JsFuture::from(until_calls(api, n, STUCK_MS)).await.unwrap();
+    assert_eq!(called, true, "fewer than {n} requests within {STUCK_MS} ms");
 }
 
 /// A poller delivering to `receiver` (a recorder when `None`).
@@ -170,8 +243,10 @@ async fn stop_during_the_interval_sleep_sends_nothing_more() {
         ("intervalMs", 200.into()),
         ("fetch", get(&api, "fetch")),
     ]);
+    // Its first reads made, the poller sleeps for its interval (jittered by up to ±5 %).
+    let asleep = JsFuture::from(timer_armed(150, 250));
     let done = JsFuture::from(poller.start());
-    sleep(60).await; // first results read and status read are done; the poller sleeps
+    asleep.await.unwrap();
     let before = call_count(&api);
     assert!(before >= 1);
     poller.stop();
@@ -179,7 +254,7 @@ async fn stop_during_the_interval_sleep_sends_nothing_more() {
     let summary = done.await.unwrap();
     assert_eq!(get(&summary, "status"), "stopped", "stop() is not an error");
     assert_eq!(get(&summary, "cursor"), poller.cursor());
-    sleep(400).await; // two intervals: a live timer would have fetched by now
+    until_quiet("stopped during its sleep").await; // the sleep was cancelled, not left to fire
     assert_eq!(call_count(&api), before, "no request after stop()");
 }
 
@@ -193,7 +268,7 @@ async fn abort_during_a_request_rejects_with_aborted_and_the_signal_reason() {
         ("fetch", get(&api, "fetch")),
     ]);
     let done = JsFuture::from(poller.start());
-    sleep(20).await;
+    until_called(&api, 1).await;
     assert_eq!(call_count(&api), 1);
     abort(&controller, "user left");
     let error = done.await.unwrap_err();
@@ -203,7 +278,7 @@ async fn abort_during_a_request_rejects_with_aborted_and_the_signal_reason() {
         all_signals_aborted(&api),
         "the in-flight request was aborted"
     );
-    sleep(50).await;
+    until_quiet("aborted").await;
     assert_eq!(call_count(&api), 1, "nothing sent after the abort");
 }
 
@@ -212,7 +287,7 @@ async fn stop_during_a_request_aborts_it_and_sends_nothing_more() {
     let api = fake_api("hang", 0);
     let poller = poller(&[("jobUid", "job1".into()), ("fetch", get(&api, "fetch"))]);
     let done = JsFuture::from(poller.start());
-    sleep(20).await;
+    until_called(&api, 1).await;
     assert_eq!(call_count(&api), 1);
     poller.stop();
     let summary = done.await.unwrap();
@@ -221,7 +296,7 @@ async fn stop_during_a_request_aborts_it_and_sends_nothing_more() {
         all_signals_aborted(&api),
         "the request in flight was aborted"
     );
-    sleep(50).await;
+    until_quiet("stopped").await;
     assert_eq!(call_count(&api), 1, "nothing sent after stop()");
 }
 
@@ -246,21 +321,24 @@ async fn stop_while_an_async_batch_is_pending_lets_the_consumer_finish_it() {
             .unwrap();
         assert_eq!(get(&receiver, "calls"), 1);
         let before = call_count(&api);
-        sleep(60).await; // an absence window of six intervals, not a synchronisation
+        // With the batch pending the poller holds no timer (no sleep, no request): it waits on
+        // the batch. One that ignored backpressure would sleep 10 ms and read: never quiet.
+        until_quiet("a batch pending").await;
         assert_eq!(
             call_count(&api),
             before,
             "backpressure: no request while the batch's promise is pending"
         );
+        let ended = settled_flag(&done);
         poller.stop();
-        let early = JsFuture::from(within(&done, 30)).await.unwrap();
-        assert_eq!(early, "timeout", "start() waits for the batch in hand");
+        until_quiet("stopped with a batch pending").await; // and the microtasks stop() started have run
+        assert!(!is_settled(&ended), "start() waits for the batch in hand");
         settle_held(&receiver, settle);
         let summary = JsFuture::from(done).await.unwrap();
         assert_eq!(get(&summary, "status"), "stopped", "{settle}");
         assert_eq!(get(&summary, "totalResults"), counted, "{settle}");
         assert_eq!(poller.cursor() == start, counted == 0, "{settle}");
-        sleep(60).await; // an absence window
+        until_quiet("stopped").await;
         assert_eq!(call_count(&api), before, "no request after stop()");
     }
 }
@@ -427,7 +505,7 @@ async fn a_receiver_that_fails_ends_with_callback_failed_before_that_batch() {
         assert_eq!(js_sys::Array::from(&get(&seen, "batches")).length(), 1);
         assert_eq!(poller.offset(), 1.0, "the failed batch is not counted");
         let sent = call_count(&api);
-        sleep(50).await;
+        until_quiet("failed").await;
         assert_eq!(call_count(&api), sent, "nothing sent after the failure");
     }
 }

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startDemoServer } from "../../scripts/start.mjs";
 import { startSimServer } from "../../sim/server.mjs";
-import { launchBrowser, outputPath, rowIds, shownRowIds, startSimulatedRun, waitForState, watchConsole } from "./browser-fixture.mjs";
+import { launchBrowser, outputPath, rowIds, shownRowIds, startSimulatedRun, trackPackageTimers, untilPackageQuiet, waitForState, watchConsole } from "./browser-fixture.mjs";
 
 let demo;
 let browser;
@@ -18,6 +18,7 @@ after(async () => {
 
 async function openDemo() {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript(trackPackageTimers);
   const page = await context.newPage();
   page.setDefaultTimeout(15000);
   const problems = watchConsole(page);
@@ -96,11 +97,13 @@ test("under faults the naive figure is compared fairly: failed attempts are left
 
 test("rows appear while the run is going, then the completed state with every row once", async () => {
   const { context, page, problems } = await openDemo();
-  const jobUid = await startSimulatedRun(page, { inputs: 60, rowsPerInput: 5, durationS: 2.5, pageSize: 40, intervalMs: 150 });
+  // A run of a minute, ended on command once the first rows are shown (however busy the machine).
+  const jobUid = await startSimulatedRun(page, { inputs: 60, rowsPerInput: 5, durationS: 60, pageSize: 40, intervalMs: 150 });
   await page.waitForSelector("#results tbody tr");
   const early = (await shownRowIds(page)).length;
   assert.equal(demo.sim.job(jobUid).status, "running", "first rows shown before the run ended");
   assert.ok(early > 0 && early < 300, `rows shown early: ${early}`);
+  demo.sim.finish(jobUid);
 
   await waitForState(page, "completed");
   assert.deepEqual(await shownRowIds(page), rowIds(300));
@@ -119,12 +122,15 @@ test("rows appear while the run is going, then the completed state with every ro
 
 test("stop, reload, resume: the final table has every row exactly once", async () => {
   const { context, page, problems } = await openDemo();
-  const jobUid = await startSimulatedRun(page, { inputs: 400, durationS: 4, pageSize: 50, intervalMs: 150 });
+  // A run of half a minute, stopped by the user mid-run, then ended on command before the resume.
+  const jobUid = await startSimulatedRun(page, { inputs: 400, durationS: 30, pageSize: 50, intervalMs: 150 });
   await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length >= 60);
   await page.getByRole("button", { name: "Stop" }).click();
   await waitForState(page, "stopped");
+  assert.equal(demo.sim.job(jobUid).status, "running", "stopped while the run was going");
   const beforeReload = await shownRowIds(page);
   assert.ok(beforeReload.length < 400, `stopped mid-run with ${beforeReload.length} rows`);
+  demo.sim.finish(jobUid);
 
   await page.reload();
   await page.waitForSelector("#resume-offer:not([hidden])");
@@ -144,7 +150,8 @@ test("All Inputs Failed: the page says what happened and what to do; no request 
   assert.match(await page.locator("#error-todo").textContent(), /inputs/);
   assert.ok(await page.locator("#error").isVisible());
   const seen = demo.sim.stats(jobUid).log.length;
-  await page.waitForTimeout(800); // several poll intervals and retry delays
+  // No sleep left that could wake the poller, no request in flight: nothing can follow.
+  await untilPackageQuiet(page);
   const log = demo.sim.stats(jobUid).log;
   assert.equal(log.length, seen, `requests after the error: ${JSON.stringify(log.slice(seen))}`);
   assert.equal(await page.locator("#resume").isDisabled(), true, "nothing to resume after All Inputs Failed");
@@ -209,7 +216,7 @@ test("an API that answers no CORS preflight: the browser blocks the request, not
     await poll.getByLabel("Poll every (ms)").fill("100");
     await poll.getByRole("button", { name: "Poll this run" }).click();
     // Each attempt is a refused preflight; the GET itself never leaves the browser.
-    for (let i = 0; i < 200 && api.sim.stats().requests.preflight < 2; i++) await page.waitForTimeout(50);
+    await api.sim.until(() => api.sim.stats().requests.preflight >= 2, { timeoutMs: 10000, what: "two refused preflights" });
     const { requests } = api.sim.stats();
     assert.ok(requests.preflight >= 2, `preflights: ${requests.preflight}`);
     assert.deepEqual([requests.run, requests.results], [0, 0], "no API request got through");

@@ -7,7 +7,7 @@ import { createElement as h } from "react";
 import { renderToString } from "react-dom/server";
 import { App } from "../bindings/react-app/app.js";
 import { apiFetchesAfter, apiFetchesBefore, buildApp, recordFetches, serveApp } from "../bindings/apps.mjs";
-import { launchBrowser, rowIds, watchConsole } from "./browser-fixture.mjs";
+import { launchBrowser, rowIds, trackPackageTimers, untilPackageQuiet, watchConsole } from "./browser-fixture.mjs";
 
 // The options the app gives the hook (tests/bindings/react-app/main.jsx).
 const APP_OPTIONS = { apiKey: "sim-key", projectId: "sim-project", intervalMs: 100, statusEvery: 2 };
@@ -28,6 +28,7 @@ after(async () => {
 
 async function openApp(jobUid, { query = "", route, serverHtml } = {}) {
   const page = await browser.newPage();
+  await page.addInitScript(trackPackageTimers);
   const problems = watchConsole(page);
   await recordFetches(page);
   if (route) await page.route("**/*.wasm", route);
@@ -93,8 +94,8 @@ test("unmount: no request after it, no error", async () => {
   await page.getByRole("button", { name: "Unmount" }).click();
   const unmountedAt = await page.evaluate(() => window.app.unmountedAt);
   assert.ok(unmountedAt !== null, "the component was unmounted");
-  // Several intervals (100 ms) and a status read later, still nothing.
-  await page.waitForTimeout(800);
+  // No sleep left that could wake its poller, no request in flight: nothing can follow.
+  await untilPackageQuiet(page);
   assert.deepEqual(await apiFetchesAfter(page, unmountedAt), []);
   // And the API saw no request the page did not send before the unmount.
   const sentBefore = (await apiFetchesBefore(page, unmountedAt)).length;

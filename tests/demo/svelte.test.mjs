@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createJobPoller, useJobPoller } from "captaindata-poller/svelte";
-import { FAST, rowIds, useSim, wait } from "../package/sim-fixture.mjs";
+import { FAST, afterMicrotasks, rowIds, untilQuiet, useSim } from "../package/sim-fixture.mjs";
 
 const ctx = useSim();
 
@@ -63,7 +63,7 @@ test("first subscriber starts, every row once; the last unsubscribe stops it and
   assert.ok(sent.length > beforeB, "still polling while a subscriber is left");
   b.unsubscribe();
   const stoppedAt = performance.now();
-  await wait(300); // several intervals and retry delays of FAST
+  await untilQuiet({ sim: ctx.sim, what: "the last subscriber's poller to stop" }); // nothing left that could send
   assert.deepEqual(sent.filter((r) => r.t > stoppedAt), []);
   const rows = b.last().rows;
   assert.deepEqual(rows.map((r) => r.id), rowIds(rows.length), "each row once, in order");
@@ -93,7 +93,7 @@ test("a server render's subscribe then unsubscribe in one tick sends nothing", a
   const { sent, fetch } = recordingFetch();
   const store = createJobPoller({ ...ctx.connection, ...FAST, jobUid, fetch });
   store.subscribe(() => {})();
-  await wait(200);
+  await untilQuiet({ sim: ctx.sim }); // nothing armed, so nothing can be sent
   assert.deepEqual(sent, []);
   assert.equal(ctx.sim.stats(jobUid).requests.total, 0);
 });
@@ -109,7 +109,7 @@ test("stop() from the value: status stopped, the cursor kept, no request after",
   assert.equal(stopped.status, "stopped");
   assert.equal(stopped.error, null);
   assert.equal(typeof stopped.cursor, "string");
-  await wait(300);
+  await untilQuiet({ sim: ctx.sim, what: "the stopped poller to hold no timer" });
   assert.deepEqual(sent.filter((r) => r.t > stoppedAt), []);
   s.unsubscribe();
 });
@@ -163,7 +163,7 @@ test("a new store with the saved cursor, once the failed one is gone, goes on fr
   const failed = await first.until(ended);
   assert.equal(failed.error.code, "CALLBACK_FAILED");
   first.unsubscribe();
-  await wait(0); // the failed store is released
+  await afterMicrotasks(); // the failed store is released
   const second = watchStore(createJobPoller({ ...options, cursor: failed.cursor }));
   const done = await second.until(ended);
   assert.equal(done.status, "finished");

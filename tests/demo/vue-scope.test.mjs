@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { effectScope, nextTick, ref, watch } from "vue";
 import { useJobPoller } from "captaindata-poller/vue";
-import { FAST, rowIds, useSim, wait } from "../package/sim-fixture.mjs";
+import { FAST, rowIds, untilQuiet, useSim } from "../package/sim-fixture.mjs";
 
 const ctx = useSim();
 
@@ -59,6 +59,6 @@ test("equal values (and a saved cursor passed back) keep the poller; a new jobUi
   await until(third.rowCount, () => third.rowCount.value > 0);
   scope2.stop();
   const disposedAt = performance.now();
-  await wait(300); // several intervals and retry delays of FAST
+  await untilQuiet({ sim: ctx.sim, what: "the disposed scope's poller to hold no timer" }); // nothing left that could send
   assert.deepEqual(sent.filter((r) => r.t > disposedAt), []);
 });

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { JobPoller } from "captaindata-poller";
 import { apiFetchesAfter, apiFetchesBefore, buildApp, recordFetches, serveApp } from "../bindings/apps.mjs";
-import { launchBrowser, rowIds, watchConsole } from "./browser-fixture.mjs";
+import { launchBrowser, rowIds, trackPackageTimers, untilPackageQuiet, watchConsole } from "./browser-fixture.mjs";
 
 // The options the app gives the composable (tests/bindings/vue-app/main.js).
 const APP_OPTIONS = { apiKey: "sim-key", projectId: "sim-project", intervalMs: 100, statusEvery: 2 };
@@ -25,6 +25,7 @@ after(async () => {
 
 async function openApp(jobUid, { query = "", route } = {}) {
   const page = await browser.newPage();
+  await page.addInitScript(trackPackageTimers);
   const problems = watchConsole(page);
   await recordFetches(page);
   if (route) await page.route("**/*.wasm", route);
@@ -67,7 +68,7 @@ test("unmount (scope disposed): no request after it", async () => {
   await page.waitForFunction(() => Number(document.querySelector("#count")?.textContent) > 0, null, { timeout: 20000 });
   await page.getByRole("button", { name: "Unmount" }).click();
   const unmountedAt = await page.evaluate(() => window.app.unmountedAt);
-  await page.waitForTimeout(800); // several intervals (100 ms) and a status read
+  await untilPackageQuiet(page); // no sleep left that could wake its poller, no request in flight
   assert.deepEqual(await apiFetchesAfter(page, unmountedAt), []);
   assert.ok(demo.sim.stats(jobUid).requests.total <= (await apiFetchesBefore(page, unmountedAt)).length);
   assert.deepEqual(problems, []);

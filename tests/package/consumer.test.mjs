@@ -5,15 +5,17 @@ import { test } from "node:test";
 import { CaptainDataError, JobPoller } from "captaindata-poller";
 import {
   FAST,
+  afterMicrotasks,
   assertFailed,
   assertSilentAfter,
   assertStopped,
   recorder,
   requestsFor,
   rowIds,
+  packageTimers,
   settle,
+  until,
   useSim,
-  wait,
   waitForIdle,
 } from "./sim-fixture.mjs";
 
@@ -115,7 +117,7 @@ test("stop(): start() resolves stopped with the cursor; no onError, no onComplet
   const rec = recorder({ intervalMs: 400 });
   const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
   const started = settle(poller.start());
-  while (rec.seen.rows.length === 0) await wait(5);
+  await until(() => rec.seen.rows.length > 0, { sim: ctx.sim, what: "the first rows" });
   await waitForIdle(ctx.sim, jobUid);
   poller.stop();
   const outcome = await started;
@@ -135,7 +137,7 @@ test("stop() before start(): nothing is sent, start() resolves stopped", async (
   const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
   poller.stop();
   assertStopped(await settle(poller.start()), rec.seen);
-  await wait(50);
+  await assertSilentAfter(ctx.sim, jobUid); // nothing armed, so nothing can be sent
   assert.equal(requestsFor(ctx.sim, jobUid).length, 0);
 });
 
@@ -143,19 +145,24 @@ test("stop() while onBatch's promise is pending: the consumer finishes it; taken
   for (const outcome of ["fulfils", "rejects"]) {
     const jobUid = threePages();
     let settleBatch = null;
+    let handedOver;
+    const inHand = new Promise((resolve) => (handedOver = resolve));
     const rec = recorder({
-      onBatch: (batch) =>
-        batch.offset > 0
-          ? new Promise((resolve, reject) => (settleBatch = () => (outcome === "fulfils" ? resolve() : reject(new Error("no")))))
-          : undefined,
+      onBatch: (batch) => {
+        if (batch.offset === 0) return undefined;
+        handedOver();
+        return new Promise((resolve, reject) => (settleBatch = () => (outcome === "fulfils" ? resolve() : reject(new Error("no")))));
+      },
     });
     const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
     let ended = false;
     const started = settle(poller.start()).finally(() => (ended = true));
-    while (!settleBatch) await wait(5);
+    await inHand;
     const sent = requestsFor(ctx.sim, jobUid).length;
     poller.stop();
-    await wait(50);
+    // Nothing left for the poller to do but wait on the batch (no timer), and stop()'s microtasks have run.
+    await until(() => packageTimers().length === 0, { sim: ctx.sim, what: "the stopped poller to wait on its batch" });
+    await afterMicrotasks();
     assert.equal(ended, false, "start() waits for the batch in hand");
     settleBatch();
     const stopped = await started;

@@ -10,9 +10,11 @@ import {
   recorder,
   requestsFor,
   rowIds,
+  packageTimers,
   settle,
+  until,
   useSim,
-  wait,
+  waitForIdle,
 } from "./sim-fixture.mjs";
 
 const ctx = useSim();
@@ -114,8 +116,7 @@ test(
     const rec = recorder({ intervalMs: 60000 }); // without the webhook, the next read is a minute away
     const poller = new JobPoller({ ...connection, jobUid, ...rec.options });
     const started = settle(poller.start());
-    while (requestsFor(sim, jobUid).filter((e) => e.status === 200).length === 0) await wait(10);
-    await wait(20);
+    await waitForIdle(sim, jobUid); // it has read and sleeps (a minute)
     sim.finish(jobUid);
     const requestsAtWebhook = requestsFor(sim, jobUid).length;
     poller.webhookReceived({ job_uid: jobUid, message: "Job successfully finished.", error: false });
@@ -135,7 +136,7 @@ test("a failed-job webhook ends with JOB_FAILED", async () => {
   const rec = recorder({ intervalMs: 60000 });
   const poller = new JobPoller({ ...connection, jobUid, ...rec.options });
   const started = settle(poller.start());
-  while (requestsFor(sim, jobUid).length === 0) await wait(10);
+  await waitForIdle(sim, jobUid); // it has read and sleeps (a minute)
   sim.stop(jobUid);
   poller.webhookReceived({ job_uid: jobUid, message: "Job failed.", error: true });
   const outcome = await started;
@@ -177,7 +178,9 @@ test("async onBatch: backpressure — no request while the returned promise is p
   const { rec, outcome } = await pollJob(ctx, jobUid, {
     onBatch: async () => {
       const before = requestsFor(sim, jobUid).length;
-      await wait(120); // several intervals
+      // While this promise is pending a poller that honours it holds no timer (no sleep, no
+      // request: it waits on us). One that ignored it would sleep 30 ms and read: never quiet.
+      await until(() => packageTimers().length === 0, { sim, timeoutMs: 10000, what: "the poller to wait on onBatch" });
       const afterwards = requestsFor(sim, jobUid).length;
       if (afterwards !== before) violations.push(afterwards - before);
     },

@@ -9,50 +9,41 @@ import {
   assertCompleted,
   assertFailed,
   assertStopped,
+  afterMicrotasks,
   assertSilentAfter,
+  packageTimers,
   pollJob,
   recorder,
   requestsFor,
   rowIds,
   settle,
   useSim,
-  wait,
   waitForIdle,
 } from "./sim-fixture.mjs";
 
 const ctx = useSim();
 
-/** Resolves when the package arms a timer of `minMs`..`maxMs` (a poller going to sleep for its interval). */
-function timerArmed(minMs, maxMs) {
-  return new Promise((resolve) => {
-    const real = globalThis.setTimeout;
-    globalThis.setTimeout = function setTimeout(fn, ms, ...rest) {
-      const id = real(fn, ms, ...rest);
-      if (ms >= minMs && ms <= maxMs) {
-        globalThis.setTimeout = real;
-        resolve();
-      }
-      return id;
-    };
-  });
-}
-
-test("a Created webhook changes nothing: no read at once, and the run is read to its real end", async () => {
+// The bound (20 s) only fails a poller the success webhook left asleep for its hour.
+test("a Created webhook changes nothing: no read at once, and the run is read to its real end", { timeout: 20_000 }, async () => {
   const HOUR = 3_600_000;
   const { jobUid } = ctx.sim.createJob({ rows: 200, durationMs: 600_000, pageSize: 1000 });
   const rec = recorder({ intervalMs: HOUR, maxDurationMs: 4 * HOUR });
-  const asleep = timerArmed(HOUR / 2, HOUR * 1.5); // the interval is jittered by up to ±5 %
   const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
   const started = settle(poller.start());
-  await asleep; // its first reads made, the poller sleeps for its hour
+  // Its first reads made, the poller sleeps for its hour (jittered by up to ±5 %).
+  await waitForIdle(ctx.sim, jobUid, { minSleepMs: HOUR / 2 });
   const before = requestsFor(ctx.sim, jobUid).length;
   poller.webhookReceived({ job_uid: jobUid, message: "Job successfully created.", error: null });
-  await wait(300); // an absence window: a webhook acted on cuts the sleep and reads within milliseconds
+  // Acted on, a webhook cuts the sleep and sends a read in the microtasks it starts (the success
+  // webhook below does): once they have run, the hour's sleep is still the only timer.
+  await afterMicrotasks();
   assert.equal(requestsFor(ctx.sim, jobUid).length, before, "the Created webhook made the poller read");
+  const timers = packageTimers();
+  assert.ok(timers.length === 1 && timers[0] >= HOUR / 2, `the Created webhook cut the hour's sleep (timers: ${timers} ms)`);
   // The control: the run ends, and its success webhook does make the poller read at once.
   ctx.sim.finish(jobUid);
   poller.webhookReceived({ job_uid: jobUid, message: "Job successfully finished.", error: null });
-  const outcome = await Promise.race([started, wait(20_000).then(() => ({ error: new Error("no end within 20 s of the success webhook") }))]);
+  const outcome = await started;
   assertCompleted(outcome, rec.seen);
   assert.deepEqual(rec.ids(), rowIds(200), "every row, read to the real end");
 });
@@ -84,7 +75,8 @@ test("after the short cadence, a run the API still calls running is polled at in
   await waitForIdle(ctx.sim, jobUid);
   const before = requestsFor(ctx.sim, jobUid).length;
   poller.webhookReceived({ job_uid: jobUid, message: "Job successfully finished.", error: null });
-  await waitForIdle(ctx.sim, jobUid, 150);
+  // The short cadence over, the poller sleeps a long interval again (its minute, or what is left of maxDurationMs).
+  await waitForIdle(ctx.sim, jobUid, { since: before, minSleepMs: 5000 });
   const after = requestsFor(ctx.sim, jobUid).slice(before);
   const statusReads = after.filter((e) => e.kind === "run").length;
   assert.ok(statusReads >= 2 && statusReads <= 11, `${statusReads} status reads: short cadence, bounded`);
@@ -98,12 +90,19 @@ test("a failure webhook is confirmed by the status: JOB_FAILED only once the API
   const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
   const started = settle(poller.start());
   await waitForIdle(ctx.sim, jobUid);
-  poller.webhookReceived({ job_uid: jobUid, message: "Job failed.", error: "Integration error" });
-  await wait(150);
-  assert.equal(rec.seen.errors.length, 0, "the API still says running: nothing ended");
+  const before = requestsFor(ctx.sim, jobUid).length;
+  const failed = { job_uid: jobUid, message: "Job failed.", error: "Integration error" };
+  poller.webhookReceived(failed);
+  // The webhook makes it read the status, which says running: the run is stopped the moment that
+  // answer is made (before the poller has it), so only a later read can see "stopped".
+  const statusReadsAfter = () => requestsFor(ctx.sim, jobUid).slice(before).filter((e) => e.kind === "run");
+  await ctx.sim.until(() => statusReadsAfter().some((e) => e.status === 200), { what: "a status read after the webhook" });
   ctx.sim.stop(jobUid);
   const outcome = await started;
   assertFailed(outcome, rec.seen, "JOB_FAILED");
+  assert.equal(outcome.error.runStatus, "stopped");
+  assert.ok(statusReadsAfter().length >= 2, "the running answer did not end it: the status was read again");
+  assert.equal(rec.seen.statuses.at(-1).status, "stopped", "ended on the status that says so");
 });
 
 for (const nextForm of ["url", "path", "query", "page", "pageString"]) {

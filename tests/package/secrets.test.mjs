@@ -70,8 +70,12 @@ test("every outcome, and no trace of the key but the Authorization header", { ti
   note(await audited("timeout", { jobUid: job({ durationMs: 60000 }), maxDurationMs: 100 }));
   note(await audited("budget", { jobUid: job({ durationMs: 60000 }), maxRequests: 2 }));
   const aborter = new AbortController();
-  setTimeout(() => aborter.abort(new Error("user left")), 50);
-  note(await audited("aborted", { jobUid: job({ durationMs: 60000 }), signal: aborter.signal }));
+  const abortedJob = job({ durationMs: 60000 });
+  // Aborted while polling is under way: once the simulator has answered its first request.
+  ctx.sim
+    .until(() => ctx.sim.stats(abortedJob).log.some((e) => e.status !== null), { what: "a first answer" })
+    .then(() => aborter.abort(new Error("user left")));
+  note(await audited("aborted", { jobUid: abortedJob, signal: aborter.signal }));
   assert.deepEqual(
     [...codes].sort(),
     ["ABORTED", "ALL_INPUTS_FAILED", "BAD_RESPONSE", "BUDGET_EXHAUSTED", "JOB_FAILED", "NOT_FOUND", "RETRIES_EXHAUSTED", "TIMEOUT", "UNAUTHORIZED", "complete"],

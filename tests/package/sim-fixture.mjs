@@ -57,7 +57,6 @@ export async function settle(promise) {
   }
 }
 
-export const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Options that record every callback. `extra` overrides anything (including callbacks,
@@ -98,27 +97,148 @@ export function requestsFor(sim, jobUid) {
   return sim.stats(jobUid).log;
 }
 
-/**
- * Resolves once the job has had requests, all answered, and none new for `quietMs`: the poller
- * is then asleep between polls (nothing in flight that the server has not seen yet).
- */
-export async function waitForIdle(sim, jobUid, quietMs = 60) {
-  let count = -1;
-  for (;;) {
-    const log = requestsFor(sim, jobUid);
-    if (log.length > 0 && log.length === count && log.every((e) => e.status !== null)) return;
-    count = log.length;
-    await wait(quietMs);
-  }
+// The package's timers, seen from outside. Every request the package sends holds a timer (its
+// `timeoutMs`) from before it is sent until its body is read, and a poller between polls holds
+// its sleep: so "asleep between polls" and "nothing left to do" are conditions on the timers
+// the package has pending, not durations. Timers are told apart by who arms them (the package's
+// files in dist/ and pkg/, the frame that calls setTimeout), so the simulator's, node:test's and
+// the tests' own timers do not count, even those armed from a callback the package calls.
+const PACKAGE_CODE = /\/(dist|pkg)\/[\w.-]+\.js/;
+const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
+/** Pending package timers → their delay in ms. */
+const pendingTimers = new Map();
+const timerWaiters = new Set();
+let recheckQueued = false;
+/** Re-checks the waiters once the microtasks a timer change starts have run (a woken poller sends its next request in them). */
+function timersChanged() {
+  if (recheckQueued) return;
+  recheckQueued = true;
+  setImmediate(() => {
+    recheckQueued = false;
+    for (const recheck of [...timerWaiters]) recheck();
+  });
+}
+/** Whether the caller of `setTimeout` is the package's code (not code the package called back, like a test's onBatch). */
+function armedByPackage() {
+  const caller = (new Error().stack ?? "").split("\n")[3] ?? "";
+  return PACKAGE_CODE.test(caller);
+}
+globalThis.setTimeout = function setTimeout(fn, ms, ...rest) {
+  if (!armedByPackage()) return realSetTimeout(fn, ms, ...rest);
+  const id = realSetTimeout(
+    (...args) => {
+      pendingTimers.delete(id);
+      timersChanged();
+      return fn(...args);
+    },
+    ms,
+    ...rest,
+  );
+  pendingTimers.set(id, ms);
+  timersChanged();
+  return id;
+};
+globalThis.clearTimeout = function clearTimeout(id) {
+  if (pendingTimers.delete(id)) timersChanged();
+  return realClearTimeout(id);
+};
+
+/** The delays of the timers the package has pending (its sleeps and its requests' timeouts). */
+export function packageTimers() {
+  return [...pendingTimers.values()];
 }
 
 /**
- * Asserts the job receives no request during `ms` after a terminal outcome. Long enough for
- * several intervals and retry delays of FAST.
+ * Resolves with `check()`'s value once it is truthy: checked once the microtasks queued so far
+ * have run, then after every change of the package's timers and of `sim`'s log. Rejects after
+ * `timeoutMs`, a bound for a stuck test only, naming `what`.
  */
-export async function assertSilentAfter(sim, jobUid, ms = 250) {
+export function until(check, { sim, timeoutMs = 30000, what = "a condition" } = {}) {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const done = () => {
+      settled = true;
+      timerWaiters.delete(recheck);
+      realClearTimeout(bound);
+    };
+    const recheck = () => {
+      if (settled) return;
+      let value;
+      try {
+        value = check();
+      } catch (e) {
+        done();
+        return reject(e);
+      }
+      if (value) {
+        done();
+        resolve(value);
+      }
+    };
+    const bound = realSetTimeout(() => {
+      done();
+      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
+    }, timeoutMs);
+    timerWaiters.add(recheck);
+    // The simulator's log changes re-check too; its waiter ends with ours (it resolves once we are settled).
+    let first = true;
+    sim?.until(() => (first ? (first = false) : (recheck(), settled)), { timeoutMs, what }).catch(() => {});
+    // The first check too once the microtasks queued so far have run: a poller that would start
+    // from them has armed its first request's timer by then.
+    setImmediate(recheck);
+  });
+}
+
+/**
+ * Resolves once the poller of `jobUid` sleeps between polls: it has made requests (more than
+ * `since`, an index in the job's log), the simulator answered every one, and the package holds
+ * timers none of which is a request's timeout (`requestTimeoutMs`, FAST's by default) and one of
+ * which is at least `minSleepMs` long: nothing is in flight, the next read waits on a sleep.
+ */
+export function waitForIdle(sim, jobUid, { since = 0, minSleepMs = 0, requestTimeoutMs = FAST.timeoutMs, timeoutMs } = {}) {
+  const asleep = () => {
+    const log = requestsFor(sim, jobUid);
+    const timers = packageTimers();
+    return (
+      log.length > since &&
+      log.every((e) => e.status !== null) &&
+      !timers.includes(requestTimeoutMs) &&
+      timers.some((ms) => ms >= minSleepMs)
+    );
+  };
+  return until(asleep, { sim, timeoutMs, what: `the poller of ${jobUid} asleep between polls` });
+}
+
+/** Resolves after the microtasks queued so far (and those they queue) have run: a webhook or a stop() has been acted on. */
+export const afterMicrotasks = () => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * Resolves once the package holds no timer at all: no sleep that could wake a poller, no request
+ * in flight, so nothing left that could send one (a poller that goes on polling never gets here).
+ */
+export function untilQuiet({ sim, timeoutMs = 10000, what = "the package to hold no timer" } = {}) {
+  return until(() => packageTimers().length === 0, { sim, timeoutMs, what }).catch((e) => {
+    throw new Error(`${e.message} (timers pending: ${packageTimers().join(", ")} ms)`);
+  });
+}
+
+/**
+ * Asserts the job receives no request after a terminal outcome: waits until the package holds no
+ * timer at all (no sleep that could wake it, no request in flight: nothing left that could send
+ * one), then checks that the simulator saw nothing since the call. A poller that goes on polling
+ * always holds a timer, so it fails here (at the bound) instead of passing by luck.
+ */
+export async function assertSilentAfter(sim, jobUid, { timeoutMs = 10000 } = {}) {
   const before = requestsFor(sim, jobUid).length;
-  await wait(ms);
+  await until(() => packageTimers().length === 0 && requestsFor(sim, jobUid).every((e) => e.status !== null), {
+    sim,
+    timeoutMs,
+    what: `the package to hold no timer after ${jobUid}'s end`,
+  }).catch((e) => {
+    const left = `timers pending: ${packageTimers().join(", ")} ms; requests since the end: ${requestsFor(sim, jobUid).length - before}`;
+    throw new Error(`${e.message} (${left})`);
+  });
   const afterwards = requestsFor(sim, jobUid);
   assert.equal(afterwards.length, before, `requests after the end: ${JSON.stringify(afterwards.slice(before))}`);
 }

@@ -12,7 +12,6 @@ import {
   rowIds,
   settle,
   useSim,
-  wait,
   waitForIdle,
 } from "./sim-fixture.mjs";
 
@@ -105,8 +104,8 @@ test("abort during the sleep between polls: ABORTED with the signal's reason, no
   const outcome = await started;
   assertFailed(outcome, rec.seen, "ABORTED");
   assert.equal(outcome.error.cause, reason);
-  await wait(500); // past the next scheduled poll
   assert.equal(requestsFor(ctx.sim, jobUid).length, sent, "a request went out after abort");
+  await assertSilentAfter(ctx.sim, jobUid); // its sleep is gone: nothing left that could poll again
 });
 
 test("stop() during the sleep: start() resolves stopped, no onError, idempotent, no request after", async () => {
@@ -122,8 +121,8 @@ test("stop() during the sleep: start() resolves stopped, no onError, idempotent,
   assertStopped(outcome, rec.seen);
   assert.equal(outcome.value.cursor, poller.cursor);
   assert.equal(outcome.value.requests, sent);
-  await wait(500);
   assert.equal(requestsFor(ctx.sim, jobUid).length, sent);
+  await assertSilentAfter(ctx.sim, jobUid); // its sleep is gone: nothing left that could poll again
 });
 
 test("abort during a slow request: the request is cancelled, ABORTED, nothing sent after", async () => {
@@ -135,12 +134,13 @@ test("abort during a slow request: the request is cancelled, ABORTED, nothing se
   const aborter = new AbortController();
   const rec = recorder({ signal: aborter.signal });
   const started = settle(new JobPoller({ ...ctx.connection, jobUid, ...rec.options }).start());
-  while (requestsFor(ctx.sim, jobUid).length === 0) await wait(5);
-  await wait(30);
+  // The first request has reached the simulator, which holds it (30 s) before answering.
+  await ctx.sim.until(() => requestsFor(ctx.sim, jobUid).length > 0, { what: "the slow request" });
   aborter.abort();
   const outcome = await started;
   assertFailed(outcome, rec.seen, "ABORTED");
-  await wait(100);
+  // The simulator has seen the connection close (the request ends "aborted", not answered).
+  await ctx.sim.until(() => requestsFor(ctx.sim, jobUid).every((e) => e.status !== null), { what: "the simulator to see the abort" });
   const log = requestsFor(ctx.sim, jobUid);
   assert.deepEqual(
     log.map((e) => e.error ?? e.status),

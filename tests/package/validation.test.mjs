@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { JobPoller, pollStep, scheduleWorkflow } from "captaindata-poller";
-import { API_KEY, FAST, recorder, requestsFor, settle, useSim, wait } from "./sim-fixture.mjs";
+import { API_KEY, FAST, assertSilentAfter, recorder, requestsFor, settle, useSim } from "./sim-fixture.mjs";
 
 const ctx = useSim();
 
@@ -66,7 +66,8 @@ describe("option validation", () => {
       assert.doesNotThrow(() => new JobPoller({ ...base(), baseUrl, intervalMs }));
     }
     new JobPoller({ ...base(), jobUid });
-    await wait(100);
+    // Every request the package sends holds a timer from before it is sent: none armed, none sent.
+    await assertSilentAfter(ctx.sim, jobUid);
     assert.equal(requestsFor(ctx.sim, jobUid).length, 0);
   });
 
