@@ -45,7 +45,7 @@ test("CSV to --out: a header from the rows' fields, then every row once, in orde
   assert.equal(code, 0, stderr);
   assert.equal(stdout, "", "nothing on stdout when the rows go to --out");
   const text = readScratch(ctx, "rows.csv");
-  assert.equal(text.split("\n")[0], "id,index,full_name,job_title,company_name,linkedin_profile_url,location,summary");
+  assert.equal(text.split("\n")[0], "id,index,full_name,job_title,company_name,linkedin_profile_url,location,summary,_extra_fields");
   const rows = parseCsvObjects(text);
   assert.deepEqual(rows.map((r) => r.id), rowIds(2500));
   assert.ok(rows.some((r) => r.location.includes(",")), "fields holding commas survive (quoted)");
