@@ -24,7 +24,7 @@ export const fsReason = (error) => (REASONS[error?.code] ? `${REASONS[error.code
 
 const statOrNull = (file) =>
   stat(file).catch((error) => {
-    if (error.code === "ENOENT") return null;
+    if (error.code === "ENOENT" || error.code === "ENOTDIR") return null;
     throw error;
   });
 
