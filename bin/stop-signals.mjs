@@ -5,8 +5,8 @@
 // the reader had what it wanted.
 import { EXIT } from "./exit-codes.mjs";
 
-export const EXIT_OF = Object.freeze({ SIGINT: EXIT.INTERRUPTED, SIGHUP: EXIT.HANGUP, SIGTERM: EXIT.TERMINATED, EPIPE: EXIT.PIPE_CLOSED });
-const SPOKEN = { SIGINT: "Ctrl-C", SIGHUP: "SIGHUP", SIGTERM: "SIGTERM" };
+export const EXIT_OF = Object.freeze({ SIGINT: EXIT.INTERRUPTED, SIGHUP: EXIT.HANGUP, SIGTERM: EXIT.TERMINATED, EPIPE: EXIT.PIPE_CLOSED, NPX_GONE: EXIT.TERMINATED });
+const SPOKEN = { SIGINT: "Ctrl-C", SIGHUP: "SIGHUP", SIGTERM: "SIGTERM", NPX_GONE: "the end of npx" };
 
 /**
  * Installs the handlers. `reporter` (set later with `useReporter`) says what happens.
@@ -14,7 +14,7 @@ const SPOKEN = { SIGINT: "Ctrl-C", SIGHUP: "SIGHUP", SIGTERM: "SIGTERM" };
  *   readonly exitCode: number, readonly spoken: string, on(fn: () => void): void,
  *   request(reason: string): void, useReporter(r: { say(t: string): void, end(): void }): void }}
  */
-export function catchStops(proc = process) {
+export function catchStops(proc = process, env = process.env) {
   const listeners = [];
   let reporter = { say: (text) => proc.stderr.write(`${text}\n`), end() {} };
   const exit = (code) => {
@@ -42,15 +42,16 @@ export function catchStops(proc = process) {
     },
     request(reason) {
       const signal = reason !== "EPIPE";
+      const again = reason === "NPX_GONE" ? "npx, which started this command, has exited" : `${SPOKEN[reason]} again to exit at once`;
       if (stops.requested) {
-        if (!signal) return; // already stopping; a closed pipe changes nothing
+        if (!signal || reason === "NPX_GONE") return; // already stopping: a closed pipe or npx's end changes nothing
         reporter.end();
         reporter.say(`\nsecond ${SPOKEN[reason]}: exiting now (the state file, if any, still matches the rows written)`);
         return exit(EXIT_OF[reason]);
       }
       stops.reason = reason;
       if (listeners.length === 0) return exit(EXIT_OF[reason]); // nothing to finish
-      if (signal) reporter.say(`stopping (${SPOKEN[reason]} again to exit at once)…`);
+      if (signal) reporter.say(`stopping (${again})…`);
       for (const fn of listeners) fn();
     },
   };
@@ -63,7 +64,24 @@ export function catchStops(proc = process) {
     reporter.say(`captaindata-poller: cannot write stdout (${error?.code ?? error?.message})`);
     return exit(EXIT.RUN_FAILED);
   });
+  watchNpx(proc, env, () => stops.request("NPX_GONE"));
   // An error on stderr (its reader went away, the terminal hung up) cannot be reported anywhere.
   proc.stderr.on("error", () => {});
   return stops;
 }
+
+/**
+ * `npx` (npm exec) exits on SIGTERM without passing it on (npm 11), leaving this process to
+ * poll and write on its own: when the npx that started it is gone, stop as on SIGTERM.
+ */
+function watchNpx(proc, env, gone) {
+  if (env.npm_command !== "exec") return;
+  const parent = proc.ppid;
+  const timer = setInterval(() => {
+    if (proc.ppid === parent) return;
+    clearInterval(timer);
+    gone();
+  }, 500);
+  timer.unref();
+}
+
