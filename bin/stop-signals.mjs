@@ -1,8 +1,8 @@
 // What stops a command from outside: Ctrl-C (SIGINT), SIGTERM (kill, a service manager),
-// SIGHUP (the terminal closed), and the reader of stdout going away (EPIPE: `| head`). The
-// first one asks the command to stop (its `on` listeners: the poller stops, the batch being
-// written is finished); a second signal exits at once. A closed pipe is said nothing about:
-// the reader had what it wanted.
+// SIGHUP (the terminal closed), the end of the npx that started it, and the reader of stdout
+// going away (EPIPE: `| head`). The first one asks the command to stop (its `on` listeners:
+// the poller stops, the batch being written is finished); a second signal exits at once.
+// A closed pipe is said nothing about: the reader had what it wanted.
 import { EXIT } from "./exit-codes.mjs";
 
 export const EXIT_OF = Object.freeze({ SIGINT: EXIT.INTERRUPTED, SIGHUP: EXIT.HANGUP, SIGTERM: EXIT.TERMINATED, EPIPE: EXIT.PIPE_CLOSED, NPX_GONE: EXIT.TERMINATED });
@@ -10,7 +10,7 @@ const SPOKEN = { SIGINT: "Ctrl-C", SIGHUP: "SIGHUP", SIGTERM: "SIGTERM", NPX_GON
 
 /**
  * Installs the handlers. `reporter` (set later with `useReporter`) says what happens.
- * @returns {{ reason: null | "SIGINT" | "SIGHUP" | "SIGTERM" | "EPIPE", readonly requested: boolean,
+ * @returns {{ reason: null | "SIGINT" | "SIGHUP" | "SIGTERM" | "EPIPE" | "NPX_GONE", readonly requested: boolean,
  *   readonly exitCode: number, readonly spoken: string, on(fn: () => void): void,
  *   request(reason: string): void, useReporter(r: { say(t: string): void, end(): void }): void }}
  */
