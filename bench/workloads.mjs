@@ -53,6 +53,13 @@ export const WORKLOADS = [
     spec: { ...bursty, countLagMs: 15_000 },
   },
   {
+    id: "bursty-lag2",
+    what: "bursty, with row_count 20 s (2 intervals) behind the rows",
+    jobs: 1,
+    scale: 100,
+    spec: { ...bursty, countLagMs: 20_000 },
+  },
+  {
     id: "one-page",
     what: "600 rows in 12 bursts over 10 min: one page of 1000",
     jobs: 1,

@@ -120,6 +120,7 @@ export class TabProtocol {
   #options;
   #log; // the rows this tab knows
   #delivering = false;
+  #stopping = false; // stop() came while a batch was with the consumer: end once it settles
   #known; // the furthest row end the leader told of
   #asked = null; // log.end when this tab last posted `want`
   #outcome = null; // { outcome, total }: the run's outcome
@@ -185,9 +186,10 @@ export class TabProtocol {
         this.#delivering = false;
         this.delivered = event.offset;
         this.cursor = event.cursor;
+        if (this.#stopping) return this.#finish({ stopped: true });
         return this.#progress();
-      case "deliveryFailed":
-        return this.#finish({ error: event.error });
+      case "deliveryFailed": // after a stop(), the batch stays before the cursor: still a stop
+        return this.#finish(this.#stopping ? { stopped: true } : { error: event.error });
       case "visibility":
         this.#hidden = event.hidden;
         this.#post({ type: "tab", from: this.#id, hidden: this.#hidden });
@@ -197,11 +199,14 @@ export class TabProtocol {
         if (this.role !== "leader") this.#post({ type: "webhook", payload: event.payload });
         return undefined;
       case "timeout":
+        if (this.#stopping) return undefined; // stop() came first: it ends this tab
         return this.#finish({ error: limitError("TIMEOUT", this.#options) });
       case "abort":
         return this.#finish({ error: event.error });
-      case "stop":
-        return this.#finish({ stopped: true });
+      case "stop": // as a lone poller does: a batch with the consumer counts if it is taken
+        if (!this.#delivering) return this.#finish({ stopped: true });
+        this.#stopping = true;
+        return this.#stopPoll();
       case "unload": // the page goes away: the others stop counting it (and its visibility)
         return this.#post({ type: "bye", from: this.#id });
       default:
@@ -382,7 +387,7 @@ export class TabProtocol {
 
   /** After every change: deliver what is known, fetch what is missing, end when all is in. */
   #progress() {
-    if (this.ended) return;
+    if (this.ended || this.#stopping) return;
     const log = this.#log;
     if (!this.#delivering && this.delivered < log.end) {
       this.#delivering = true;

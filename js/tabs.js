@@ -273,7 +273,8 @@ class SharedPoller {
   /**
    * Through the same delivery as a lone poller: onBatch, then the iterator (backpressure). As
    * there, a batch taken at once counts as delivered before what its callback did (a stop()
-   * in onBatch keeps it); one whose promise is pending when the tab stops does not.
+   * in onBatch keeps it); a stop() while its promise is pending waits for it: it counts if the
+   * promise fulfils and stays before the cursor if it rejects.
    */
   #deliver({ offset, results, cursor }) {
     const end = offset + results.length;

@@ -1,10 +1,10 @@
-// `npm run build`: cargo (release, wasm32) → wasm-bindgen of the locked version → wasm-opt -Oz
+// `npm run build`: cargo (release, wasm32, the pinned nightly) → wasm-bindgen of the locked version → wasm-opt -Oz
 // from the npm package `binaryen` → validate → print the size. Idempotent; a failure names its step.
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { transform } from "esbuild";
 import path from "node:path";
 import { StepError, cli, isMain, root, run } from "./exec.mjs";
-import { setupBuildTools } from "./setup.mjs";
+import { SHIPPED_TOOLCHAIN, setupBuildTools } from "./setup.mjs";
 import { GLUE, WASM, measure, summary } from "./size.mjs";
 
 const CRATE = "captaindata_poller";
@@ -35,10 +35,41 @@ const WASM_OPT_FLAGS = [
   "--strip-target-features",
 ];
 
-/** cargo build; returns the path of the .wasm cargo reports (whatever CARGO_TARGET_DIR is). */
+/**
+ * The shipped wasm only (docs/size.md, "The toolchain"): std rebuilt with the crate's profile,
+ * and panics that abort at once (no panic message or location is formatted, so `core::fmt`'s
+ * panic paths are not linked). Tests, clippy and native builds stay on stable.
+ */
+const NIGHTLY_ARGS = [
+  "-Zbuild-std=std,panic_abort",
+  // std's own switch for smaller code over speed (its sorts, searches, formatting).
+  "-Zbuild-std-features=optimize_for_size",
+];
+const NIGHTLY_RUSTFLAGS = [
+  "-Zunstable-options",
+  "-Cpanic=immediate-abort",
+  // No file/line/column strings for the panics and `#[track_caller]` sites that remain.
+  "-Zlocation-detail=none",
+  // `{:?}` prints nothing: the derives stay (tests and native use them), their code goes.
+  "-Zfmt-debug=none",
+];
+
+/** cargo build; returns the path of the .wasm cargo reports. */
 async function cargoBuild() {
-  const args = ["build", "--release", "--target", "wasm32-unknown-unknown", "--lib", "--message-format=json-render-diagnostics"];
-  const out = await run("cargo build", "cargo", args, { capture: true });
+  const args = [
+    `+${SHIPPED_TOOLCHAIN}`,
+    "build",
+    "--release",
+    "--target",
+    "wasm32-unknown-unknown",
+    "--lib",
+    ...NIGHTLY_ARGS,
+    "--message-format=json-render-diagnostics",
+  ];
+  // Its own target dir: stable's test builds and this one would otherwise evict each other.
+  const targetDir = path.join(process.env.CARGO_TARGET_DIR ?? path.join(root, "target"), "shipped");
+  const env = { RUSTFLAGS: NIGHTLY_RUSTFLAGS.join(" "), CARGO_TARGET_DIR: targetDir };
+  const out = await run("cargo build", "cargo", args, { capture: true, env });
   const wasm = out
     .split("\n")
     .filter((line) => line.startsWith("{"))

@@ -6,6 +6,12 @@ import path from "node:path";
 import { StepError, cli, isMain, probe, root, run } from "./exec.mjs";
 
 const WASM_TARGET = "wasm32-unknown-unknown";
+/**
+ * The toolchain the shipped wasm is built with (and only that: tests, clippy and native builds
+ * use stable). Pinned: `-Zbuild-std` and `-Cpanic=immediate-abort` are nightly-only, and a
+ * nightly that changes them must not change the package silently. Why: docs/size.md.
+ */
+export const SHIPPED_TOOLCHAIN = "nightly-2026-10-29";
 export const CHROMIUM = "/usr/bin/chromium";
 export const CHROMEDRIVER = "/usr/bin/chromedriver";
 
@@ -33,6 +39,19 @@ async function ensureWasmTarget() {
   if (installed.split("\n").includes(WASM_TARGET)) return line("rust target", `ok (${WASM_TARGET})`);
   line("rust target", `installing ${WASM_TARGET}`);
   await run("rust target", "rustup", ["target", "add", WASM_TARGET]);
+}
+
+/** The pinned nightly with std's sources (rebuilt by -Zbuild-std) and the wasm target. */
+async function ensureShippedToolchain() {
+  const sysroot = probe("rustc", [`+${SHIPPED_TOOLCHAIN}`, "--print", "sysroot"])?.trim();
+  const hasSrc = sysroot && existsSync(path.join(sysroot, "lib", "rustlib", "src", "rust", "library"));
+  const hasTarget = sysroot && existsSync(path.join(sysroot, "lib", "rustlib", WASM_TARGET));
+  if (hasSrc && hasTarget) return line("rust nightly", `ok (${SHIPPED_TOOLCHAIN}, rust-src, ${WASM_TARGET})`);
+  line("rust nightly", `installing ${SHIPPED_TOOLCHAIN} (the shipped wasm's toolchain)`);
+  await run("rust nightly", "rustup", [
+    "toolchain", "install", SHIPPED_TOOLCHAIN, "--profile", "minimal",
+    "--component", "rust-src", "--target", WASM_TARGET,
+  ]);
 }
 
 /** .ci/run checks formatting and lints; a minimal rustup profile lacks both tools. */
@@ -93,11 +112,15 @@ async function ensureChromium() {
   await run("chromium", "apt-get", ["install", "-y", "--no-install-recommends", "chromium", "chromium-driver"], { env });
 }
 
-/** What `npm run build` needs: Rust's wasm target, the matching wasm-bindgen CLI, npm packages. */
+/**
+ * What `npm run build` needs: Rust's wasm target (stable, for the tests), the pinned nightly
+ * (the shipped wasm), the matching wasm-bindgen CLI, npm packages.
+ */
 export async function setupBuildTools() {
   addCargoBinToPath();
   checkNode();
   await ensureWasmTarget();
+  await ensureShippedToolchain();
   await ensureWasmBindgen();
   await ensureNodeModules();
 }

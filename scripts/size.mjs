@@ -1,27 +1,29 @@
-// Size check: what a browser downloads (wasm + wasm-bindgen glue + our entry), each file
-// gzipped at level 9 as a server would send it. Fails above the budget; writes the figures
-// to test-results/size.json for other tools (benchmarks, CI summaries).
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+// Size check: what a page downloads to poll one run with default options — the wasm module and
+// every JS module the package's "browser" export reaches through relative imports, static or
+// dynamic (a module loaded on the first `start()` is downloaded all the same). Each file is
+// compressed on its own as a server sends it: gzip -9 (the check) and brotli 11 (what CDNs
+// serve). Fails above LIMIT_KB gzip; writes the figures to test-results/size.json.
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { gzipSync, constants } from "node:zlib";
+import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { StepError, cli, isMain, root } from "./exec.mjs";
 
 export const WASM = "pkg/captaindata_poller_bg.wasm";
 export const GLUE = "pkg/captaindata_poller.js";
-const KB = 1000; // decimal kilobytes: the stricter reading of "40 KB"
-/** DESIGN §6: the ceiling and the goal. This build is over both: docs/size.md says why. */
-const LIMIT_KB = 50;
-const TARGET_KB = 40;
+const KB = 1000; // decimal kilobytes: the stricter reading of "45 KB"
+/** DESIGN §6: what a page downloads, gzipped: the limit and the goal. */
+const LIMIT_KB = 45;
+const GOAL_KB = 40;
 /**
- * What fails the size check: the measured size of this build (65.0 KB: the JS core that loads the
- * wasm on first use, delivers to the callbacks and the iterator) plus 2 %, so growth fails until
- * someone decides (docs/size.md, "What would bring it under 50 KB").
+ * What fails the check while the limit is not met: this build's 60.0 KB plus 2 %, so that any
+ * growth fails until the reductions listed in docs/size.md ("What comes next") bring it under
+ * LIMIT_KB; then this goes and the limit itself fails the check.
  */
-const BUDGET_KB = 66;
+const BUDGET_KB = 61.2;
 export const SIZE_REPORT = "test-results/size.json";
 
 const relativeImport =
-  /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["'](\.{1,2}\/[^"']+)["']/g;
+  /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s*)["'](\.{1,2}\/[^"']+)["']/g;
 
 /** The module a browser loads first: the package's "browser" export. */
 function browserEntry() {
@@ -38,7 +40,7 @@ function reachableJs(start) {
     const file = queue.shift();
     if (seen.has(file) || !file.endsWith(".js")) continue;
     const abs = path.join(root, file);
-    if (!existsSync(abs)) throw new StepError("size", `${file} (imported by the runtime entry) does not exist`);
+    if (!existsSync(abs)) throw new StepError("size", `${file} (imported by the browser entry) does not exist`);
     seen.add(file);
     for (const [, spec] of readFileSync(abs, "utf8").matchAll(relativeImport)) {
       queue.push(path.relative(root, path.resolve(path.dirname(abs), spec)));
@@ -47,45 +49,73 @@ function reachableJs(start) {
   return [...seen];
 }
 
-const gzipBytes = (file) =>
-  gzipSync(readFileSync(path.join(root, file)), { level: constants.Z_BEST_COMPRESSION }).length;
+/** Shipped entry modules the default browser entry never loads (framework bindings, …). */
+function notReached(reached, entry) {
+  const dir = path.dirname(entry);
+  if (!existsSync(path.join(root, dir))) return [];
+  const node = new Set(["node.js", "workerd.js"]); // other runtimes' entries, not a page's
+  return readdirSync(path.join(root, dir))
+    .filter((name) => name.endsWith(".js") && !node.has(name))
+    .map((name) => path.join(dir, name))
+    .filter((file) => !reached.includes(file));
+}
 
+function compressed(file) {
+  const bytes = readFileSync(path.join(root, file));
+  const gzip = gzipSync(bytes, { level: constants.Z_BEST_COMPRESSION }).length;
+  const brotli = brotliCompressSync(bytes, {
+    params: { [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
+  }).length;
+  return { file, raw: bytes.length, gzip, brotli };
+}
+
+const sum = (files, key) => files.reduce((total, f) => total + f[key], 0);
+const group = (files) => ({ files, raw: sum(files, "raw"), gzip: sum(files, "gzip"), brotli: sum(files, "brotli") });
 const kb = (bytes) => `${(bytes / KB).toFixed(1)} KB`;
 
-/** Gzipped sizes of the shipped files, grouped as wasm / glue (pkg/) / entry (js/). */
+/** Sizes of what the browser entry makes a page download, grouped as wasm / glue (pkg/) / entry. */
 export function measure() {
   for (const file of [WASM, GLUE]) {
     if (!existsSync(path.join(root, file))) throw new StepError("size", `${file} is missing: run \`npm run build\` first`);
   }
   const entry = browserEntry();
-  const hasEntry = entry !== null && existsSync(path.join(root, entry));
-  const js = reachableJs(hasEntry ? entry : GLUE);
-  if (!js.includes(GLUE)) js.push(GLUE);
-  const group = (files) => ({ files, gzip: files.reduce((sum, f) => sum + gzipBytes(f), 0) });
-  const glue = group(js.filter((f) => f.startsWith(`pkg${path.sep}`)));
-  const runtime = group(js.filter((f) => !f.startsWith(`pkg${path.sep}`)));
-  const wasm = { files: [WASM], gzip: gzipBytes(WASM), raw: readFileSync(path.join(root, WASM)).length };
+  if (entry === null || !existsSync(path.join(root, entry))) {
+    throw new StepError("size", `the "browser" export (${entry ?? "none"}) is missing: run \`npm run build\` first`);
+  }
+  const js = reachableJs(entry);
+  const inPkg = (f) => f.startsWith(`pkg${path.sep}`);
+  const wasm = group([compressed(WASM)]);
+  const glue = group(js.filter(inPkg).map(compressed));
+  const runtime = group(js.filter((f) => !inPkg(f)).map(compressed));
   return {
-    unit: "bytes (KB = 1000 bytes), gzip -9 per file",
-    entry: hasEntry ? entry : null,
+    unit: "bytes (KB = 1000 bytes), each file compressed alone: gzip -9, brotli 11",
+    entry,
     wasm,
     glue,
     runtime,
+    notCounted: notReached(js, entry),
     total: wasm.gzip + glue.gzip + runtime.gzip,
+    totalBrotli: wasm.brotli + glue.brotli + runtime.brotli,
     limit: LIMIT_KB * KB,
-    target: TARGET_KB * KB,
     budget: BUDGET_KB * KB,
+    target: GOAL_KB * KB,
   };
 }
 
-/** One line for humans, e.g. "size: wasm 21.3 KB + glue 4.1 KB + entry 0.4 KB = 25.8 KB gzipped …". */
+/** What the check prints: the total, its parts, the limit and the goal, what is not counted. */
 export function summary(m) {
-  const entry = m.entry ? ` + entry ${kb(m.runtime.gzip)}` : " (no runtime entry yet)";
-  return (
-    `size: wasm ${kb(m.wasm.gzip)} + glue ${kb(m.glue.gzip)}${entry} = ${kb(m.total)} gzipped ` +
-    `(budget ${BUDGET_KB} KB; DESIGN's ceiling ${LIMIT_KB} KB ${m.total > m.limit ? "exceeded" : "met"}, ` +
-    `goal ${TARGET_KB} KB ${m.total > m.target ? "not met" : "met"}; wasm ${kb(m.wasm.raw)} uncompressed)`
-  );
+  const part = (name, g) => `${name} ${kb(g.gzip)} / ${kb(g.brotli)}`;
+  const lines = [
+    `size: ${kb(m.total)} gzip, ${kb(m.totalBrotli)} brotli — what a page downloads to poll one run ` +
+      `(limit ${LIMIT_KB} KB gzip: ${m.total > m.limit ? `EXCEEDED, fails above this build's budget of ${BUDGET_KB} KB` : "met"}; goal ${GOAL_KB} KB: ` +
+      `${m.total > m.target ? `not met, ${kb(m.total - m.target)} over` : "met"})`,
+    `  gzip / brotli: ${part("wasm", m.wasm)} (${kb(m.wasm.raw)} raw) + ${part("glue", m.glue)} + ${part("entry", m.runtime)}`,
+    `  counted: ${[...m.wasm.files, ...m.glue.files, ...m.runtime.files].map((f) => f.file).join(", ")}`,
+  ];
+  if (m.notCounted.length > 0) {
+    lines.push(`  not counted (not reached from the default browser entry, e.g. framework bindings): ${m.notCounted.join(", ")}`);
+  }
+  return lines.join("\n");
 }
 
 /** Measure, print, record, and fail above the limit. */
@@ -94,8 +124,8 @@ export function checkSize() {
   console.log(summary(m));
   mkdirSync(path.join(root, path.dirname(SIZE_REPORT)), { recursive: true });
   writeFileSync(path.join(root, SIZE_REPORT), `${JSON.stringify(m, null, 2)}\n`);
-  if (m.total > m.budget) {
-    throw new StepError("size", `${kb(m.total)} gzipped exceeds the ${BUDGET_KB} KB budget (docs/size.md)`);
+  if (m.total > Math.max(m.limit, m.budget)) {
+    throw new StepError("size", `${kb(m.total)} gzipped exceeds this build's ${BUDGET_KB} KB budget (the limit is ${LIMIT_KB} KB; docs/size.md)`);
   }
   return m;
 }

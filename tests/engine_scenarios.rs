@@ -1372,10 +1372,11 @@ fn bursts_are_read_once_each_and_quiet_ticks_read_only_the_status() {
     let guided = drive(&mut poller, 0, server());
     assert_eq!(guided.delivered, (0..40).collect::<Vec<_>>());
     assert_eq!(guided.complete.as_ref().map(|s| s.total_results), Some(40));
-    // A results read per burst, one more per page boundary, the end's drain: never one on a
-    // quiet tick.
+    // A results read per burst, one more per page boundary, the end's drain; on quiet ticks
+    // only the empty page before the first burst (2 ticks) and the probes for a lagging
+    // count (src/engine/poller/lag.rs).
     let results = count_of(&guided, RequestKind::Results);
-    assert!(results <= 8 + 4 + 2, "{results} results reads");
+    assert!(results <= 8 + 4 + 2 + 2 + 2, "{results} results reads");
     // Each row within one interval of its burst.
     for (i, at) in guided.delivered_at.iter().enumerate() {
         let appeared = (i as u64 / 5 + 1) * 3_000;
@@ -1389,7 +1390,12 @@ fn bursts_are_read_once_each_and_quiet_ticks_read_only_the_status() {
     let mut poller = Poller::new(config, None, 0).unwrap();
     let every = drive(&mut poller, 0, server());
     assert_eq!(every.delivered, guided.delivered);
-    assert!(count_of(&every, RequestKind::Results) >= 2 * results);
+    let every_results = count_of(&every, RequestKind::Results);
+    // (The guided reads of the empty page before the first burst cost a few bytes each.)
+    assert!(
+        every_results >= 2 * (results - 2),
+        "{every_results} vs {results}"
+    );
     assert!(every.fetches.len() > guided.fetches.len());
 }
 
@@ -1411,7 +1417,29 @@ fn a_count_lagging_two_intervals_delays_the_read_but_loses_nothing() {
 
 #[test]
 fn a_count_that_does_not_move_is_overridden_after_the_quiet_ticks() {
-    // Rows are there from the start, but the count says 0 until the end.
+    // 3 rows counted and read at once; 3 more at 1.5 s that the count never shows.
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, now| match req.kind {
+        RequestKind::Run if now >= 30_000 => run("finished", 6),
+        RequestKind::Run => run("running", 3),
+        RequestKind::Results if now >= 1_500 => page(0..6, None),
+        RequestKind::Results => page(0..3, None),
+    });
+    assert_eq!(log.delivered, (0..6).collect::<Vec<_>>());
+    assert_eq!(log.complete.as_ref().map(|s| s.total_results), Some(6));
+    // At most QUIET_TICKS ticks read the status only; the next one reads the results anyway.
+    let ticks = u64::from(QUIET_TICKS) + 1;
+    assert!(
+        log.delivered_at[3] <= 1_500 + ticks * 1_050,
+        "{:?}",
+        log.delivered_at
+    );
+}
+
+#[test]
+fn rows_found_before_the_count_are_not_left_waiting_for_it() {
+    // Rows there from the start, the count says 0 until the end: the page of a running run
+    // that delivered nothing yet is read anyway (it costs a few bytes while empty).
     let mut poller = Poller::new(config(), None, 0).unwrap();
     let log = drive(&mut poller, 0, |req, now| match req.kind {
         RequestKind::Run if now >= 30_000 => run("finished", 3),
@@ -1419,11 +1447,7 @@ fn a_count_that_does_not_move_is_overridden_after_the_quiet_ticks() {
         RequestKind::Results => page(0..3, None),
     });
     assert_eq!(log.delivered, vec![0, 1, 2]);
-    assert_eq!(log.complete.as_ref().map(|s| s.total_results), Some(3));
-    // QUIET_TICKS ticks read the status only; the next one reads the results anyway.
-    let first_results = kinds(&log).iter().position(|k| *k == RequestKind::Results);
-    assert_eq!(first_results, Some(QUIET_TICKS as usize + 1));
-    assert!(log.delivered_at[0] < 30_000, "delivered before the end");
+    assert!(log.delivered_at[0] <= 1_100, "{:?}", log.delivered_at);
 }
 
 #[test]
@@ -1513,11 +1537,20 @@ fn a_run_without_a_count_reads_the_results_every_tick() {
 
 #[test]
 fn rows_on_every_tick_are_read_results_first_then_status_first_once_quiet() {
-    // 10 rows a tick for 10 s, then nothing until the end at 20 s.
+    // 10 rows a tick for 10 s, then nothing until the end at 20 s; pages of 20 (a run that
+    // stays on its first page is read status first: tests/engine_reads.rs).
     let server = |req: &FetchRequest, now: u64| {
         let available = now.min(10_000) / 100;
         match req.kind {
-            RequestKind::Results => page(0..available, None),
+            RequestKind::Results => {
+                let k = req
+                    .url
+                    .split_once("?page=")
+                    .map_or(0, |(_, n)| n.parse().unwrap());
+                let end = (20 * (k + 1)).min(available).max(20 * k);
+                let next = (available > 20 * (k + 1)).then(|| format!("?page={}", k + 1));
+                page(20 * k..end, next.as_deref())
+            }
             RequestKind::Run if now >= 20_000 => run("finished", available),
             RequestKind::Run => run("running", available),
         }
@@ -1539,8 +1572,8 @@ fn rows_on_every_tick_are_read_results_first_then_status_first_once_quiet() {
         .filter(|(i, (_, t))| *i == 0 || **t > guided.fetch_times[i - 1] + 500)
         .map(|(_, (f, t))| (*t / 1_000, f.kind))
         .collect();
-    let mut flowing = tick_starts.iter().filter(|(s, _)| (3..=9).contains(s));
-    assert!(flowing.clone().count() >= 6);
+    let mut flowing = tick_starts.iter().filter(|(s, _)| (4..=9).contains(s));
+    assert!(flowing.clone().count() >= 5);
     assert!(
         flowing.all(|(_, k)| *k == RequestKind::Results),
         "{tick_starts:?}"

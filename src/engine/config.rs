@@ -4,6 +4,7 @@ use alloc::string::String;
 
 use alloc::format;
 
+use super::origin::split_scheme;
 use super::ConfigError;
 use crate::api::first_chars;
 
@@ -37,7 +38,7 @@ pub fn validate_path_segment(option: &'static str, value: &str) -> Result<(), Co
 /// ```
 pub fn validate_base_url(value: &str) -> Result<String, ConfigError> {
     const OPTION: &str = "baseUrl";
-    let Some((scheme, rest)) = value.split_once("://") else {
+    let Some((scheme, rest)) = split_scheme(value) else {
         return Err(error(OPTION, got("an http(s) URL", value)));
     };
     let scheme = scheme.to_ascii_lowercase();
@@ -92,10 +93,7 @@ pub const MIN_REMOTE_INTERVAL_MS: u32 = 1_000;
 /// assert!(validate_interval(1_000, "https://api.captaindata.co/v3").is_ok());
 /// ```
 pub fn validate_interval(interval_ms: u32, base_url: &str) -> Result<(), ConfigError> {
-    let authority = base_url
-        .split("://")
-        .nth(1)
-        .and_then(|rest| rest.split('/').next());
+    let authority = split_scheme(base_url).and_then(|(_, rest)| rest.split('/').next());
     let local = authority
         .and_then(split_host)
         .is_some_and(|(host, _)| is_loopback_host(host));

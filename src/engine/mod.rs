@@ -81,10 +81,16 @@ pub enum ReadMode {
     /// row whose count said nothing new (counts lag, or went down: read anyway). On a quiet
     /// tick that is one small request; a partly filled last page is not downloaded again.
     ///
-    /// While rows come on every tick (two results reads in a row brought rows), reading the
-    /// status first would only add a request: the results are read first on each tick, as in
-    /// [`ReadMode::EveryTick`], until a read brings nothing. In step mode every round reads the
-    /// status first (one request when nothing changed).
+    /// While rows come on every tick (two results reads in a row brought rows) of a run past
+    /// its first page, reading the status first would only add a request: the results are
+    /// read first on each tick, as in [`ReadMode::EveryTick`], until a read brings nothing. A
+    /// run on its first page keeps reading the status first (a blind read there downloads the
+    /// whole run again). In step mode every round reads the status first (one request when
+    /// nothing changed).
+    ///
+    /// A count seen behind the rows (a read brought more rows than it said) is not waited
+    /// for: the results are read when the next batch is due by the pace of the batches
+    /// (`engine/poller/lag.rs`), until the count announces rows first again.
     #[default]
     StatusGuided,
     /// Read the results on every tick; the status once every [`Config::status_every`] reads

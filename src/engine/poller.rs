@@ -8,6 +8,7 @@ use alloc::collections::VecDeque;
 
 mod ending;
 mod hints;
+mod lag;
 mod next_page;
 mod pace;
 
@@ -104,6 +105,23 @@ pub(super) struct State {
     growing: u32,
     /// The results were read since the last interval sleep (one results read per tick).
     tick_read: bool,
+    /// This tick's results read was made although the count said nothing new (`lag.rs`).
+    blind_read: bool,
+    /// When this tick's status was read.
+    tick_ms: u64,
+    /// When the last results read that brought rows was made (its tick).
+    batch_ms: Option<u64>,
+    /// The pace of those reads: their gaps, recent ones weighing more (0: not known yet).
+    period_ms: u64,
+    /// When a results read last found nothing new.
+    absent_ms: u64,
+    /// The last batch came after this (the read before it that found nothing, or an
+    /// interval before the read that found it).
+    batch_after_ms: u64,
+    /// A read brought more rows than the count said: reads do not wait for it (`lag.rs`).
+    count_behind: bool,
+    /// Reads before a batch is due (probes) left before the count is seen behind.
+    probes_left: u32,
     status_seen: bool,
     last_run: Option<RunInfo>,
     ending: Option<Ending>,
@@ -182,6 +200,14 @@ impl State {
             quiet: saved.quiet,
             growing: 0,
             tick_read: false,
+            blind_read: false,
+            tick_ms: now_ms,
+            batch_ms: None,
+            period_ms: 0,
+            absent_ms: 0,
+            batch_after_ms: 0,
+            count_behind: false,
+            probes_left: lag::PROBES,
             status_seen: false,
             last_run: None,
             // A cursor saved during the end's drain: the tail may still lag, so a full one is
@@ -692,6 +718,10 @@ impl Poller {
         // The mode this poll was made in: results first (every tick, or rows flowing), or
         // status first (the status of this tick was read just before).
         let results_first = !self.status_first();
+        if !results_first {
+            let blind = core::mem::take(&mut self.state.blind_read);
+            self.note_read(blind);
+        }
         let s = &mut self.state;
         s.polls = s.polls.saturating_add(1);
         s.growing = match s.poll_rows {
@@ -742,22 +772,36 @@ impl Poller {
         }
     }
 
-    /// Status-guided, and rows are not coming on every tick (always in step mode): a tick
-    /// starts with the status.
+    /// Status-guided, and rows are not coming on every tick of a run past its first page
+    /// (always in step mode): a tick starts with the status.
+    ///
+    /// On the first page every results read downloads every row so far: read blind, it saves
+    /// one status request a tick but downloads the whole run again on the tick after the last
+    /// rows, before the status says the run ended (and a drain downloads it once more). Past
+    /// the first page, a blind read re-downloads at most the tail page of a longer run.
     fn status_first(&self) -> bool {
         let guided = self.config.read_mode == ReadMode::StatusGuided;
-        guided && (self.config.step_mode || self.state.growing < 2)
+        let s = &self.state;
+        guided && (self.config.step_mode || s.growing < 2 || s.page.is_none())
     }
 
     /// At a status-guided tick: whether the results can bring anything (see
     /// [`ReadMode::StatusGuided`]). A count is only a hint: none, or one that did not move
     /// for [`QUIET_TICKS`] ticks, reads the results anyway.
-    fn results_due(&self, run: &RunInfo) -> bool {
+    /// A count seen behind the rows, or a batch due by the pace of the last two, reads them
+    /// too (`lag.rs`).
+    fn results_due(&mut self, run: &RunInfo, now_ms: u64) -> bool {
         let s = &self.state;
         // A webhook relayed to this step hints that the end is near.
         let hinted = self.config.step_mode && s.hinted.is_some();
         let counted_more = !matches!(run.row_count, Some(n) if n <= s.offset);
-        counted_more || s.quiet >= QUIET_TICKS || hinted
+        if counted_more {
+            self.count_caught_up();
+            return true;
+        }
+        let blind = self.batch_due(now_ms);
+        self.state.blind_read = blind;
+        blind || self.state.quiet >= QUIET_TICKS || hinted
     }
 
     fn on_run(&mut self, run: RunInfo, now_ms: u64) {
@@ -774,7 +818,13 @@ impl Poller {
         let interval = self.interval();
         let hinted = self.hint_active();
         let guided_tick = self.status_first() && !self.state.tick_read;
-        let results_due = self.results_due(&run);
+        if guided_tick {
+            self.state.tick_ms = now_ms;
+            if run.status.eq_ignore_ascii_case("running") {
+                self.note_running();
+            }
+        }
+        let results_due = guided_tick && self.results_due(&run, now_ms);
         let s = &mut self.state;
         let status = run.status;
         s.next = Next::Fetch(RequestKind::Results);

@@ -1,0 +1,240 @@
+//! What status-guided reads cost on the bench's run shapes, in API time, against the seed's
+//! loop (status then every page, every tick) and a poller that reads the results every tick:
+//! requests, bytes downloaded (rows ≈ 220 B, a status ≈ 224 B) and row delays.
+#![cfg(not(target_arch = "wasm32"))]
+
+use captaindata_poller::api::{Outcome, Page, RunInfo};
+use captaindata_poller::engine::{Action, Config, Event, Poller, ReadMode, RequestKind};
+
+const ROW_BYTES: u64 = 220;
+const PAGE_BYTES: u64 = 60;
+const STATUS_BYTES: u64 = 224;
+/// What a request takes (loopback at the bench's scale).
+const REQUEST_MS: u64 = 100;
+const INTERVAL_MS: u64 = 10_000;
+
+/// A run: `rows` over `duration_ms` after `start_ms` pending, linearly or in `bursts`, pages of
+/// `page`, `row_count` `lag_ms` behind the rows.
+#[derive(Clone, Copy)]
+struct Run {
+    rows: u64,
+    duration_ms: u64,
+    bursts: Option<u64>,
+    start_ms: u64,
+    page: u64,
+    lag_ms: u64,
+}
+
+impl Run {
+    fn available(&self, now: u64) -> u64 {
+        let Some(ran) = now.checked_sub(self.start_ms) else {
+            return 0;
+        };
+        match self.bursts {
+            _ if ran >= self.duration_ms => self.rows,
+            Some(b) => self.rows * (b * ran / self.duration_ms) / b,
+            None => self.rows * ran / self.duration_ms,
+        }
+    }
+
+    fn status(&self, now: u64) -> &'static str {
+        match now.checked_sub(self.start_ms) {
+            None => "pending",
+            Some(ran) if ran >= self.duration_ms => "finished",
+            Some(_) => "running",
+        }
+    }
+
+    /// When row `i` became readable (bench/figures.mjs `availableAt`).
+    fn appeared(&self, i: u64) -> u64 {
+        let ran = match self.bursts {
+            None => ((i + 1) * self.duration_ms).div_ceil(self.rows),
+            Some(b) => (((i + 1) * b).div_ceil(self.rows) * self.duration_ms).div_ceil(b),
+        };
+        self.start_ms + ran
+    }
+}
+
+#[derive(Debug)]
+struct Cost {
+    requests: u64,
+    bytes: u64,
+    p95_ms: u64,
+}
+
+fn p95(mut delays: Vec<u64>) -> u64 {
+    delays.sort_unstable();
+    delays[(delays.len() * 95).div_ceil(100) - 1]
+}
+
+/// The engine with default options (the interval and retry delays as the bench has them).
+fn engine(run: Run, read_mode: ReadMode) -> Cost {
+    let mut config = Config::new("https://api.captaindata.co/v3", "job-1").unwrap();
+    config.read_mode = read_mode;
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let (mut now, mut requests, mut bytes, mut delays) = (0, 0, 0, vec![]);
+    for _ in 0..100_000 {
+        match poller.next_action(now) {
+            Action::Fetch(req) => {
+                requests += 1;
+                let available = run.available(now);
+                let outcome = match req.kind {
+                    RequestKind::Run => {
+                        bytes += STATUS_BYTES;
+                        let counted = run.available(now.saturating_sub(run.lag_ms));
+                        Outcome::Run(RunInfo {
+                            status: run.status(now).into(),
+                            row_count: Some(counted.min(available)),
+                            ..RunInfo::default()
+                        })
+                    }
+                    RequestKind::Results => {
+                        let k = req
+                            .url
+                            .split_once("?page=")
+                            .map_or(0, |(_, n)| n.parse().unwrap());
+                        let (first, end) = (k * run.page, ((k + 1) * run.page).min(available));
+                        let len = end.saturating_sub(first);
+                        bytes += len * ROW_BYTES + PAGE_BYTES;
+                        let next =
+                            (available > (k + 1) * run.page).then(|| format!("?page={}", k + 1));
+                        Outcome::Results(Page {
+                            len: len as usize,
+                            has_next_page: next.is_some(),
+                            next,
+                            keys: None,
+                        })
+                    }
+                };
+                now += REQUEST_MS;
+                poller.handle(
+                    Event::Response {
+                        id: req.id,
+                        outcome,
+                    },
+                    now,
+                );
+            }
+            Action::Sleep { ms, .. } => {
+                now += u64::from(ms);
+                poller.handle(Event::TimerFired, now);
+            }
+            Action::Emit(batch) => {
+                let rows = batch.offset..batch.offset + (batch.end - batch.start) as u64;
+                delays.extend(rows.map(|i| now - run.appeared(i)));
+                poller.handle(Event::BatchDone, now);
+            }
+            Action::Status { .. } => {}
+            Action::Complete(summary) => {
+                assert_eq!(summary.total_results, run.rows);
+                return Cost {
+                    requests,
+                    bytes,
+                    p95_ms: p95(delays),
+                };
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    panic!("the poller never ended");
+}
+
+/// The seed's loop: every interval, the status, then every page from the first.
+fn seed_loop(run: Run) -> Cost {
+    let (mut now, mut requests, mut bytes, mut seen, mut delays) = (0, 0, 0, 0, vec![]);
+    loop {
+        let over = run.status(now) == "finished";
+        requests += 1;
+        bytes += STATUS_BYTES;
+        now += REQUEST_MS;
+        let available = run.available(now);
+        let pages = available.div_ceil(run.page).max(1);
+        requests += pages;
+        bytes += available * ROW_BYTES + pages * PAGE_BYTES;
+        now += pages * REQUEST_MS;
+        delays.extend((seen..available).map(|i| now - run.appeared(i)));
+        seen = available;
+        if over {
+            return Cost {
+                requests,
+                bytes,
+                p95_ms: p95(delays),
+            };
+        }
+        now += INTERVAL_MS;
+    }
+}
+
+const SMALL: Run = Run {
+    rows: 50,
+    duration_ms: 60_000,
+    bursts: None,
+    start_ms: 10_000,
+    page: 1000,
+    lag_ms: 0,
+};
+const ONE_PAGE: Run = Run {
+    rows: 600,
+    duration_ms: 600_000,
+    bursts: Some(12),
+    start_ms: 10_000,
+    page: 1000,
+    lag_ms: 0,
+};
+const BURSTY: Run = Run {
+    rows: 3000,
+    duration_ms: 2_100_000,
+    bursts: Some(30),
+    start_ms: 10_000,
+    page: 1000,
+    lag_ms: 0,
+};
+
+#[test]
+fn small_runs_cost_no_more_than_the_seeds_loop() {
+    for (name, run) in [("small", SMALL), ("one-page", ONE_PAGE)] {
+        let guided = engine(run, ReadMode::StatusGuided);
+        let seed = seed_loop(run);
+        assert!(
+            guided.requests <= seed.requests,
+            "{name}: {guided:?} vs the seed's {seed:?}"
+        );
+        assert!(
+            guided.bytes <= seed.bytes,
+            "{name}: {guided:?} vs the seed's {seed:?}"
+        );
+        assert!(
+            guided.p95_ms * 10 <= seed.p95_ms * 11,
+            "{name}: {guided:?} vs the seed's {seed:?}"
+        );
+    }
+}
+
+#[test]
+fn a_lagging_count_does_not_make_rows_wait() {
+    // bursty-lag (1.5 intervals behind), and the count two intervals behind.
+    for lag_ms in [15_000, 20_000] {
+        let run = Run { lag_ms, ..BURSTY };
+        let guided = engine(run, ReadMode::StatusGuided);
+        let every = engine(run, ReadMode::EveryTick);
+        let detail = format!("lag {lag_ms} ms: {guided:?} vs every tick {every:?}");
+        assert!(guided.p95_ms * 2 <= every.p95_ms * 3, "{detail}");
+        assert!(guided.bytes * 10 <= every.bytes * 3, "{detail}");
+    }
+}
+
+#[test]
+fn an_exact_count_is_still_trusted() {
+    // Bursty with an exact count: the probes for a lagging one cost a few reads at most; rows
+    // wait for the status a little more than for a read on every tick.
+    let guided = engine(BURSTY, ReadMode::StatusGuided);
+    let every = engine(BURSTY, ReadMode::EveryTick);
+    assert!(
+        guided.bytes * 5 <= every.bytes,
+        "{guided:?} vs every tick {every:?}"
+    );
+    assert!(
+        guided.p95_ms * 10 <= every.p95_ms * 12,
+        "{guided:?} vs every tick {every:?}"
+    );
+}
