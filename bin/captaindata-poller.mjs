@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // `npx captaindata-poller watch|run|status`: the command line over the package's Node entry.
-// This file dispatches, turns mistakes into exit 2, and owns Ctrl-C: the first one stops the
-// watch cleanly (it prints how to resume), a second one exits at once.
+// This file dispatches: `--help`/`--version` wherever they are, mistakes into exit 2 (with
+// the usage lines when the command line does not parse), and the stops from outside
+// (signals, a closed stdout) to the command, which finishes what it is writing.
 import { readFileSync } from "node:fs";
 import { connectionFrom, redactor } from "./connection.mjs";
+import { didYouMean } from "./did-you-mean.mjs";
 import { EXIT } from "./exit-codes.mjs";
 import { COMMANDS, parseCommand } from "./flags.mjs";
-import { HELP } from "./help.mjs";
+import { HELP, USAGE } from "./help.mjs";
 import { createReporter } from "./progress.mjs";
 import { run } from "./run.mjs";
 import { status } from "./status.mjs";
+import { catchStops } from "./stop-signals.mjs";
 import { UsageError } from "./usage-error.mjs";
 import { watch } from "./watch.mjs";
 
@@ -19,70 +22,56 @@ const COMMAND_RUNNERS = {
   status: (ctx) => status({ ...ctx, jobUid: ctx.target }),
 };
 
-/** The first Ctrl-C asks the command to stop (`on` listeners); the second exits now. */
-function catchInterrupts(reporter) {
-  const listeners = [];
-  const interrupt = {
-    requested: false,
-    on(fn) {
-      if (interrupt.requested) fn();
-      else listeners.push(fn);
-    },
-  };
-  process.on("SIGINT", () => {
-    if (interrupt.requested) {
-      reporter.end();
-      process.stderr.write("\nsecond Ctrl-C: exiting now (the state file, if any, still matches the rows written)\n");
-      process.exit(EXIT.INTERRUPTED);
-    }
-    interrupt.requested = true;
-    if (listeners.length === 0) process.exit(EXIT.INTERRUPTED); // nothing to finish
-    reporter.say("stopping (Ctrl-C again to exit at once)…");
-    for (const fn of listeners) fn();
-  });
-  return interrupt;
+const version = () => JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
+
+/** `--help`, `-h`, `help [command]` or `--version` anywhere before `--`: the text to print, or null. */
+function helpOrVersion(argv) {
+  const words = argv.includes("--") ? argv.slice(0, argv.indexOf("--")) : argv;
+  const command = words.find((word) => Object.hasOwn(COMMANDS, word));
+  if (words.includes("--help") || words.includes("-h") || words[0] === "help") return HELP[command] ?? HELP.main;
+  if (words.includes("--version") || words.includes("-v") || words.includes("-V")) return `${version()}\n`;
+  return null;
 }
 
-async function main(argv, env) {
+async function main(argv, env, stops) {
   const [command, ...rest] = argv;
-  if (command === undefined || command === "-h" || command === "--help" || command === "help") {
-    process.stdout.write(HELP.main);
-    return command === undefined ? EXIT.USAGE : EXIT.OK;
-  }
-  if (command === "--version" || command === "-v") {
-    const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-    process.stdout.write(`${version}\n`);
+  const shown = helpOrVersion(argv);
+  if (shown !== null) {
+    process.stdout.write(shown);
     return EXIT.OK;
+  }
+  if (command === undefined) {
+    // Not asked for: the help goes to stderr, stdout stays for rows.
+    process.stderr.write(HELP.main);
+    return EXIT.USAGE;
   }
   if (!Object.hasOwn(COMMANDS, command)) {
-    throw new UsageError(`unknown command ${JSON.stringify(command)}: expected watch, run or status (see captaindata-poller --help)`);
+    if (command.startsWith("-")) throw new UsageError(`${command}: a command (watch, run or status) comes first`, { usage: "main" });
+    throw new UsageError(`unknown command ${JSON.stringify(command)}${didYouMean(command, Object.keys(COMMANDS))}`, { usage: "main" });
   }
-  const parsed = parseCommand(command, rest);
-  if (parsed.help) {
-    process.stdout.write(HELP[command]);
-    return EXIT.OK;
-  }
-  const { values, target } = parsed;
+  const { values, target } = parseCommand(command, rest);
   const connection = await connectionFrom(values, env);
-  const reporter = createReporter({ quiet: values.quiet, env, redact: redactor(connection.apiKey) });
-  const interrupt = catchInterrupts(reporter);
+  const redact = redactor(connection.apiKey);
+  const reporter = createReporter({ quiet: values.quiet, env, redact });
+  stops.useReporter(reporter);
   try {
-    return await COMMAND_RUNNERS[command]({ target, values, connection, reporter, interrupt });
+    return await COMMAND_RUNNERS[command]({ target, values, connection, reporter, interrupt: stops });
   } catch (error) {
     reporter.end();
-    throw Object.assign(error, { redact: redactor(connection.apiKey) });
+    throw Object.assign(error, { redact });
   }
 }
 
-main(process.argv.slice(2), process.env).then(
+const stops = catchStops();
+main(process.argv.slice(2), process.env, stops).then(
   (code) => process.exit(code),
   (error) => {
     const redact = error?.redact ?? ((t) => t);
+    process.stderr.write(`captaindata-poller: ${redact(error?.message ?? String(error))}\n`);
     if (error instanceof UsageError) {
-      process.stderr.write(`captaindata-poller: ${redact(error.message)}\n`);
+      if (error.usage) process.stderr.write(`${USAGE[error.usage]}\n`);
       process.exit(EXIT.USAGE);
     }
-    process.stderr.write(`captaindata-poller: ${redact(error?.message ?? String(error))}\n`);
     process.exit(EXIT.RUN_FAILED);
   },
 );

@@ -1,5 +1,7 @@
 // The exit codes, documented in `--help` and the README. A script can tell "the run failed"
-// from "I could not ask" from "I gave up waiting" without parsing text.
+// from "I could not ask" from "I gave up waiting" from "I was stopped" without parsing text.
+// Stopped from outside, the code is the shell's own 128 + the signal's number: what `$?`
+// would show had the signal killed the process, without the torn output a kill leaves.
 
 export const EXIT = Object.freeze({
   OK: 0,
@@ -7,7 +9,11 @@ export const EXIT = Object.freeze({
   USAGE: 2,
   ACCESS: 3,
   GAVE_UP: 4,
-  INTERRUPTED: 130,
+  NOT_ENDED: 5, // status --exit-status only
+  HANGUP: 129, // SIGHUP: the terminal closed
+  INTERRUPTED: 130, // SIGINT: Ctrl-C
+  PIPE_CLOSED: 141, // EPIPE: the reader of stdout went away (`| head`), as SIGPIPE would
+  TERMINATED: 143, // SIGTERM: kill, a service manager, a CI timeout
 });
 
 const BY_CODE = {
@@ -31,8 +37,15 @@ export const exitCodeFor = (error) => BY_CODE[error?.code] ?? EXIT.RUN_FAILED;
 export const EXIT_CODES_HELP = `Exit codes:
   0    the run succeeded (also "warning": some inputs failed; a note says so)
   1    the run failed (JOB_FAILED, ALL_INPUTS_FAILED), or another error the message names
+       (e.g. the disk of --out is full)
   2    usage error: a flag, a file or an environment variable (the message names it)
   3    authentication failed or no such run/workflow (UNAUTHORIZED, NOT_FOUND)
   4    gave up: TIMEOUT, BUDGET_EXHAUSTED, RETRIES_EXHAUSTED (scheduling: RATE_LIMITED,
        SERVER_ERROR, NETWORK_ERROR)
-  130  interrupted (Ctrl-C): the command that resumes is printed`;
+  5    status --exit-status only: the run has not ended yet
+  129  stopped by SIGHUP (the terminal closed), as on Ctrl-C
+  130  interrupted (Ctrl-C): the batch being written is finished, the state saved, and
+       the command that resumes is printed; a second Ctrl-C exits at once
+  141  the reader of stdout went away (\`| head\`): the poller stops at once, silently;
+       --state holds only the batches written whole
+  143  stopped by SIGTERM, as on Ctrl-C`;

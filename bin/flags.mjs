@@ -1,6 +1,7 @@
 // The command line's grammar: each command's flags (node:util parseArgs), their checks, and
 // the usage errors that name the flag at fault.
 import { parseArgs } from "node:util";
+import { didYouMean } from "./did-you-mean.mjs";
 import { FORMATS } from "./row-format.mjs";
 import { UsageError } from "./usage-error.mjs";
 
@@ -25,7 +26,7 @@ const WATCH = {
 export const COMMANDS = Object.freeze({
   watch: { flags: WATCH, positional: "jobUid" },
   run: { flags: { ...WATCH, inputs: { type: "string" }, "job-name": { type: "string" }, steps: { type: "string" } }, positional: "workflowUid" },
-  status: { flags: { ...CONNECTION, json: { type: "boolean" } }, positional: "jobUid" },
+  status: { flags: { ...CONNECTION, json: { type: "boolean" }, "exit-status": { type: "boolean" } }, positional: "jobUid" },
 });
 
 const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -41,10 +42,18 @@ export function parseDuration(flag, text) {
   return ms;
 }
 
-/** parseArgs' own messages ("Unknown option '--x'") with the command they were given to. */
+/** parseArgs' failures in our words, with a "did you mean" for a mistyped flag. */
 function parseFailure(command, error) {
-  const text = error.message.replace(/\. To specify a positional argument.*$/s, "");
-  return new UsageError(`${command}: ${text} (see captaindata-poller ${command} --help)`);
+  const flag = /'(?:-\w, )?(-[^' ]*)/.exec(error.message)?.[1] ?? "";
+  const usage = (text) => new UsageError(`${command}: ${text}`, { usage: command });
+  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    const known = Object.keys(COMMANDS[command].flags).map((name) => `--${name}`);
+    return usage(`unknown flag ${flag}${didYouMean(flag.split("=")[0], known)}`);
+  }
+  if (/argument missing/.test(error.message)) return usage(`${flag} needs a value`);
+  if (/ambiguous/.test(error.message)) return usage(`${flag} needs a value, and the next word is a flag (write ${flag}=VALUE for a value that starts with -)`);
+  if (/does not take an argument/.test(error.message)) return usage(`${flag} takes no value`);
+  return usage(error.message.replace(/\. To specify a positional argument.*$/s, ""));
 }
 
 /**
@@ -61,12 +70,13 @@ export function parseCommand(command, argv) {
   }
   const { values, positionals } = parsed;
   if (values.help) return { help: true };
-  if (positionals.length === 0) throw new UsageError(`${command}: missing <${positional}> (see captaindata-poller ${command} --help)`);
+  if (positionals.length === 0) throw new UsageError(`${command}: missing <${positional}>`, { usage: command });
   if (positionals.length > 1) {
-    throw new UsageError(`${command}: one <${positional}> expected, got also ${JSON.stringify(positionals.slice(1).join(" "))}`);
+    throw new UsageError(`${command}: one <${positional}> expected, got also ${JSON.stringify(positionals.slice(1).join(" "))}`, { usage: command });
   }
+  if (values.out === "-") delete values.out; // `--out -`: stdout, as without --out
   if (values.format !== undefined && !FORMATS.includes(values.format)) {
-    throw new UsageError(`--format: expected ${FORMATS.join(", ")} (got ${JSON.stringify(values.format)})`);
+    throw new UsageError(`--format: expected ${FORMATS.join(", ")} (got ${JSON.stringify(values.format)})${didYouMean(values.format, FORMATS)}`);
   }
   if (command === "run" && values.inputs === undefined) {
     throw new UsageError("run: --inputs FILE is required (a JSON array of inputs, or a CSV file with a header)");

@@ -10,11 +10,12 @@ const CONNECTION = `Connection:
 
 const OUTPUT = `Output (rows only on stdout, or in --out; progress and messages on stderr):
   --format ndjson|csv|json  ndjson (default): one JSON object per line.
-                            csv: a header from the fields of the first rows; a field that
-                            first appears later is left out of the CSV and named once on
-                            stderr; objects and arrays are written as JSON.
+                            csv: a header from the fields of the first rows, and a last
+                            column _extra_fields: a field that first appears later goes
+                            there, as JSON, and is named once on stderr (nothing is lost);
+                            objects and arrays are written as JSON.
                             json: one array, rows written as they arrive, closed at the end
-  --out FILE                write the rows to FILE instead of stdout
+  --out FILE                write the rows to FILE instead of stdout (- : stdout)
   --state FILE              keep where the rows stopped in FILE, after every written batch;
                             the same command again continues there, with no row twice
   --cursor TOKEN            start after the rows a cursor covers (printed on Ctrl-C when there
@@ -26,9 +27,23 @@ Polling:
   --timeout DURATION        give up after this long, exit 4 (default 6h)
 
 Progress: on a terminal, one line rewritten in place (rows, status, requests, retries,
-elapsed); piped or redirected, plain log lines. NO_COLOR turns colours off.
-Ctrl-C stops at once, finishes the batch being written and prints the command that
-resumes; a second Ctrl-C exits immediately.`;
+elapsed), cut to the terminal's width; piped or redirected, or TERM=dumb, plain log lines.
+NO_COLOR: no colours and no escape codes (the line is rewritten with a carriage return).
+Ctrl-C (or SIGTERM, SIGHUP) stops at once, finishes the batch being written, saves the
+state and prints the command that resumes; a second one exits immediately. When the reader
+of stdout goes away (\`| head -n 3\`), the poller stops at once and exits 141, silently.`;
+
+/** The usage lines printed after a command line that does not parse. */
+export const USAGE = {
+  main: `Usage:
+  captaindata-poller watch <jobUid> [options]
+  captaindata-poller run <workflowUid> --inputs FILE [options]
+  captaindata-poller status <jobUid> [--json] [--exit-status]
+Run captaindata-poller --help for more.`,
+  watch: "Usage: captaindata-poller watch <jobUid> [options]\nRun captaindata-poller watch --help for the options.",
+  run: "Usage: captaindata-poller run <workflowUid> --inputs FILE [options]\nRun captaindata-poller run --help for the options.",
+  status: "Usage: captaindata-poller status <jobUid> [--json] [--exit-status]\nRun captaindata-poller status --help for the options.",
+};
 
 export const HELP = {
   main: `captaindata-poller: watch a Captain Data run from the terminal and stream its rows
@@ -36,7 +51,7 @@ export const HELP = {
 Usage:
   captaindata-poller watch <jobUid> [options]                  write each new row as it arrives
   captaindata-poller run <workflowUid> --inputs FILE [options]  schedule a run, then watch it
-  captaindata-poller status <jobUid> [--json]                  one read of a run's status
+  captaindata-poller status <jobUid> [--json] [--exit-status]  one read of a run's status
   captaindata-poller --version
 
 Run captaindata-poller <command> --help for its options and an example.
@@ -85,13 +100,17 @@ ${EXIT_CODES_HELP}
 Example:
   captaindata-poller run 0c7a3b1e-… --inputs profiles.csv --job-name "Q3 leads" --format csv --out leads.csv
 `,
-  status: `Usage: captaindata-poller status <jobUid> [--json]
+  status: `Usage: captaindata-poller status <jobUid> [--json] [--exit-status]
 
 One read of the run's status (status, row counts, inputs, times, error), printed for a
 person, or as JSON on stdout with --json. Exits 0 once the run was read, whatever its
-status; 3 if the key is refused or there is no such run; 4 if the API could not be reached.
+status (like gh run view); 3 if the key is refused or there is no such run; 4 if the API
+could not be reached.
 
   --json                    print the run as one JSON object
+  --exit-status             exit by the run's state instead: 0 it succeeded (finished,
+                            warning), 1 it failed (shutdown, stopped, All Inputs Failed),
+                            5 it has not ended yet (pending, running, paused)
 
 ${CONNECTION}
 
@@ -99,5 +118,7 @@ ${EXIT_CODES_HELP}
 
 Example:
   captaindata-poller status 5d1c0e6a-… --json
+  # wait for the end, then act on how it ended:
+  while captaindata-poller status 5d1c0e6a-… --exit-status >/dev/null; [ $? = 5 ]; do sleep 30; done
 `,
 };

@@ -1,12 +1,13 @@
 // Where rows go: stdout, or `--out FILE`. Each batch is one write; on a file it is then
 // fsynced, so the resume state written after it is never ahead of the rows on disk.
 import { open } from "node:fs/promises";
+import { fsReason } from "./file-checks.mjs";
 import { UsageError } from "./usage-error.mjs";
 
 /** A failure to write the rows: the message names where they were going. */
 export class OutputError extends Error {
   constructor(target, cause) {
-    super(`cannot write ${target}: ${cause?.code ?? cause?.message ?? cause}`, { cause });
+    super(`cannot write ${target}: ${fsReason(cause)}`, { cause });
     this.name = "OutputError";
     this.code = cause?.code;
   }
@@ -47,11 +48,14 @@ export async function fileSink(file, { at }) {
   try {
     // Positioned writes need "r+" ("a" would ignore the position); "w" for a new file.
     handle = at === null ? await open(file, "w") : await open(file, "r+").catch((error) => {
-      if (error.code === "ENOENT") return open(file, "w");
-      throw error;
+      if (error.code !== "ENOENT") throw error;
+      // Gone, though the --state file says it holds rows: say so, and create nothing.
+      if (typeof at === "number" && at > 0) throw new UsageError(`${target} does not exist, but the --state file recorded ${at} bytes in it: remove the --state file to start again`);
+      return open(file, "w");
     });
   } catch (error) {
-    throw new UsageError(`${target}: cannot open it (${error.code ?? error.message})`);
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`${target}: cannot open it: ${fsReason(error)}`);
   }
   const { size } = await handle.stat();
   let bytes = at === null ? 0 : at === "end" ? size : at;

@@ -7,9 +7,10 @@ export const FORMATS = Object.freeze(["ndjson", "csv", "json"]);
 /**
  * @param {"ndjson" | "csv" | "json"} name
  * @param {{ rowsBefore?: number, columns?: string[] | null,
- *   onLateField?: (field: string, rowNumber: number) => void }} [resume]
+ *   onLateField?: (field: string, rowNumber: number, extraColumn: string | null) => void }} [resume]
  *   `rowsBefore`: rows already in the document; `columns`: the CSV header already written;
- *   `onLateField`: a CSV field first seen after the header was written (it is left out).
+ *   `onLateField(field, rowNumber, extraColumn)`: a CSV field first seen after the header
+ *   was written (in `extraColumn`, or left out when it is null).
  * @returns {{ start(): string, rows(rows: any[]): string, end(): string, columns: string[] | null }}
  */
 export function createRowFormat(name, { rowsBefore = 0, columns = null, onLateField = () => {} } = {}) {
@@ -40,16 +41,30 @@ export function createRowFormat(name, { rowsBefore = 0, columns = null, onLateFi
   throw new TypeError(`unknown format ${JSON.stringify(name)}`);
 }
 
+/** The last CSV column: the fields of a row that the header has no column for, as JSON. */
+export const EXTRA_COLUMN = "_extra_fields";
+const isExtraColumn = (name) => /^_+extra_fields$/.test(name ?? "");
+
 /**
- * CSV: the header is the fields of the first batch's rows, in order of first appearance. A
- * stream cannot take a column back, so a field that first appears in a later batch is left
- * out of the CSV and reported once through `onLateField` (NDJSON keeps every field).
+ * CSV: the header is the fields of the first batch's rows, in order of first appearance, and
+ * a last column, `_extra_fields`. A stream cannot take a column back, so a field that first
+ * appears in a later batch goes into that column (a JSON object of such fields; empty when a
+ * row has none) and is named once through `onLateField`: nothing is lost. A header resumed
+ * without that column (a file written by another tool) leaves late fields out.
  */
 function csvFormat(columns, rowsBefore, onLateField) {
   let header = columns;
+  let fields = columns && isExtraColumn(columns.at(-1)) ? columns.slice(0, -1) : columns;
   let rowNumber = rowsBefore;
+  let known = new Set(fields ?? []);
   const late = new Set();
-  const format = {
+  const cells = (row) => {
+    const values = fields.map((field) => row?.[field]);
+    if (header.length === fields.length) return values;
+    const extra = Object.entries(row ?? {}).filter(([field]) => !known.has(field));
+    return [...values, extra.length === 0 ? null : Object.fromEntries(extra)];
+  };
+  return {
     get columns() {
       return header;
     },
@@ -58,22 +73,24 @@ function csvFormat(columns, rowsBefore, onLateField) {
       if (rows.length === 0) return "";
       let text = "";
       if (header === null) {
-        header = [...new Set(rows.flatMap((row) => Object.keys(row ?? {})))];
+        fields = [...new Set(rows.flatMap((row) => Object.keys(row ?? {})))];
+        known = new Set(fields);
+        let extra = EXTRA_COLUMN;
+        while (known.has(extra)) extra = `_${extra}`;
+        header = [...fields, extra];
         text += csvLine(header);
       }
-      const known = new Set(header);
       for (const row of rows) {
         rowNumber += 1;
         for (const field of Object.keys(row ?? {})) {
           if (known.has(field) || late.has(field)) continue;
           late.add(field);
-          onLateField(field, rowNumber);
+          onLateField(field, rowNumber, header.length > fields.length ? header.at(-1) : null);
         }
-        text += csvLine(header.map((field) => row?.[field]));
+        text += csvLine(cells(row));
       }
       return text;
     },
     end: () => "",
   };
-  return format;
 }

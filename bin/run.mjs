@@ -5,7 +5,8 @@
 import { readFile } from "node:fs/promises";
 import { optionError } from "./connection.mjs";
 import { CsvError, parseCsvObjects } from "./csv.mjs";
-import { EXIT, exitCodeFor } from "./exit-codes.mjs";
+import { exitCodeFor } from "./exit-codes.mjs";
+import { checkOutputFiles, fsReason } from "./file-checks.mjs";
 import { loadPackage, settle } from "./package-entry.mjs";
 import { plural } from "./progress.mjs";
 import { resumeCommand } from "./resume-command.mjs";
@@ -13,13 +14,19 @@ import { readState } from "./state-file.mjs";
 import { UsageError } from "./usage-error.mjs";
 import { watch } from "./watch.mjs";
 
-async function readText(flag, file) {
+/** The file's text (`-`: stdin), without the byte order mark editors such as Excel write. */
+async function readText(flag, file, reporter) {
+  let text;
   try {
-    return file === "-" ? await new Response(process.stdin).text() : await readFile(file, "utf8");
+    if (file === "-" && process.stdin.isTTY) reporter.say(`--${flag} -: reading from the terminal; end with Ctrl-D`);
+    text = file === "-" ? await new Response(process.stdin).text() : await readFile(file, "utf8");
   } catch (error) {
-    throw new UsageError(`--${flag} ${file}: cannot read it (${error.code ?? error.message})`);
+    throw new UsageError(`--${flag} ${file}: cannot read it: ${fsReason(error)}`);
   }
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
+
+const kindOf = (value) => (value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`);
 
 /** JSON when the name says so or the text starts with `[`/`{`; CSV (with a header) otherwise. */
 function looksLikeJson(file, text) {
@@ -32,42 +39,50 @@ function looksLikeJson(file, text) {
  * The workflow's inputs from `--inputs FILE` (`-`: stdin): a JSON array of objects (or
  * `{ "inputs": [...] }`), or a CSV file whose header names the fields.
  */
-export async function readInputs(file) {
-  const text = await readText("inputs", file);
+export async function readInputs(file, reporter) {
+  const text = await readText("inputs", file, reporter);
+  const at = `--inputs ${file}`;
+  if (text.trim() === "") throw new UsageError(`${at}: the file is empty; expected a JSON array of inputs or a CSV file with a header`);
   let inputs;
   if (looksLikeJson(file, text)) {
+    let parsed;
     try {
-      const parsed = JSON.parse(text);
-      inputs = Array.isArray(parsed) ? parsed : parsed?.inputs;
+      parsed = JSON.parse(text);
     } catch (error) {
-      throw new UsageError(`--inputs ${file}: not valid JSON (${error.message})`);
+      throw new UsageError(`${at}: not valid JSON (${error.message})`);
     }
-    if (!Array.isArray(inputs)) throw new UsageError(`--inputs ${file}: expected a JSON array of inputs (or { "inputs": [...] })`);
+    inputs = Array.isArray(parsed) ? parsed : parsed?.inputs;
+    if (!Array.isArray(inputs)) throw new UsageError(`${at}: expected a JSON array of inputs (or { "inputs": [...] }), got ${kindOf(parsed)}`);
     const bad = inputs.findIndex((input) => input === null || typeof input !== "object" || Array.isArray(input));
-    if (bad !== -1) throw new UsageError(`--inputs ${file}: input ${bad + 1} is not an object`);
-  } else {
-    try {
-      inputs = parseCsvObjects(text);
-    } catch (error) {
-      if (error instanceof CsvError) throw new UsageError(`--inputs ${file}: ${error.message}`);
-      throw error;
-    }
+    if (bad !== -1) throw new UsageError(`${at}: input ${bad + 1} is ${kindOf(inputs[bad])}, not an object of fields`);
+    if (inputs.length === 0) throw new UsageError(`${at}: the array is empty: no inputs to schedule`);
+    return inputs;
   }
-  if (inputs.length === 0) throw new UsageError(`--inputs ${file}: no inputs in it`);
+  try {
+    inputs = parseCsvObjects(text);
+  } catch (error) {
+    if (error instanceof CsvError) throw new UsageError(`${at}: ${error.message}`);
+    throw error;
+  }
+  if (inputs.length === 0) {
+    const header = text.split(/\r?\n/, 1)[0];
+    const semicolons = !header.includes(",") && header.includes(";") ? " (its header has semicolons: the separator must be a comma)" : "";
+    throw new UsageError(`${at}: a header line and no rows: no inputs to schedule${semicolons}`);
+  }
   return inputs;
 }
 
 /** `--steps FILE`: a JSON array of the workflow's steps (none when absent). */
-async function readSteps(file) {
+async function readSteps(file, reporter) {
   if (file === undefined) return [];
-  const text = await readText("steps", file);
+  const text = await readText("steps", file, reporter);
   let steps;
   try {
     steps = JSON.parse(text);
   } catch (error) {
     throw new UsageError(`--steps ${file}: not valid JSON (${error.message})`);
   }
-  if (!Array.isArray(steps)) throw new UsageError(`--steps ${file}: expected a JSON array of steps`);
+  if (!Array.isArray(steps)) throw new UsageError(`--steps ${file}: expected a JSON array of steps, got ${kindOf(steps)}`);
   return steps;
 }
 
@@ -82,8 +97,10 @@ export async function run({ workflowUid, values, connection, reporter, interrupt
     reporter.say(`run ${saved.jobUid} (scheduled earlier, from --state ${values.state}): continuing it; no new run is scheduled`);
     return watch({ ...ctx, jobUid: saved.jobUid });
   }
-  const inputs = await readInputs(values.inputs);
-  const steps = await readSteps(values.steps);
+  // Everything that can be refused is refused before the run exists (a run costs credits).
+  await checkOutputFiles(values);
+  const inputs = await readInputs(values.inputs, reporter);
+  const steps = await readSteps(values.steps, reporter);
   const body = { job_name: values["job-name"] ?? `captaindata-poller ${new Date().toISOString()}`, steps, inputs };
   const { scheduleWorkflow } = await loadPackage();
   // A first Ctrl-C now waits for the answer: the run may exist, and its uid must be printed.
@@ -108,7 +125,7 @@ export async function run({ workflowUid, values, connection, reporter, interrupt
   if (interrupt.requested) {
     // Ctrl-C while the schedule request was out: the run exists; say how to watch it.
     reporter.say(`interrupted before any row. To watch the run:\n  ${resumeCommand({ jobUid, values, cursor: null })}`);
-    return EXIT.INTERRUPTED;
+    return interrupt.exitCode;
   }
   return watch({ ...ctx, jobUid });
 }

@@ -3,6 +3,7 @@
 // the old state or the new one, never a torn file, and never a state ahead of the rows.
 import { open, readFile, rename, unlink } from "node:fs/promises";
 import path from "node:path";
+import { fsReason } from "./file-checks.mjs";
 import { UsageError } from "./usage-error.mjs";
 
 const VERSION = 1;
@@ -22,17 +23,24 @@ export async function readState(file) {
     text = await readFile(file, "utf8");
   } catch (error) {
     if (error.code === "ENOENT") return null;
-    throw new UsageError(`--state ${file}: cannot read it (${error.code ?? error.message})`);
+    throw new UsageError(`--state ${file}: cannot read it: ${fsReason(error)}`);
   }
+  const refuse = (why) =>
+    new UsageError(`--state ${file}: ${why}; it is left as it is: give another --state file, or remove this one to start again`);
   let state;
   try {
     state = JSON.parse(text);
   } catch {
-    throw new UsageError(`--state ${file}: not a state file written by this command (not JSON)`);
+    throw refuse(text.trim() === "" ? "the file is empty, not a state file written by this command" : "not a state file written by this command (not JSON)");
   }
-  if (state?.version !== VERSION || typeof state.jobUid !== "string" || !Number.isInteger(state.outBytes)) {
-    throw new UsageError(`--state ${file}: not a state file written by this command`);
-  }
+  const valid =
+    state?.version === VERSION &&
+    typeof state.jobUid === "string" &&
+    Number.isInteger(state.outBytes) &&
+    Number.isInteger(state.rows) &&
+    (state.cursor === null || typeof state.cursor === "string") &&
+    (state.columns === null || Array.isArray(state.columns));
+  if (!valid) throw refuse("not a state file written by this command");
   return state;
 }
 

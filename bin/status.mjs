@@ -3,6 +3,7 @@
 import { optionError } from "./connection.mjs";
 import { EXIT, exitCodeFor } from "./exit-codes.mjs";
 import { loadPackage, settle } from "./package-entry.mjs";
+import { printable } from "./progress.mjs";
 
 const FIELDS = [
   ["status", "status"],
@@ -20,12 +21,26 @@ export function describeRun(jobUid, run) {
   const lines = [`run ${jobUid}`];
   for (const [label, field] of FIELDS) {
     const value = typeof field === "function" ? field(run) : run[field];
-    if (value !== null && value !== undefined && value !== "") lines.push(`  ${label.padEnd(9)} ${value}`);
+    // The server's texts (a name, an error) cannot carry control sequences to the terminal.
+    if (value !== null && value !== undefined && value !== "") lines.push(`  ${label.padEnd(9)} ${printable(value)}`);
   }
   return `${lines.join("\n")}\n`;
 }
 
-/** Resolves with the exit code: 0 once the run was read, whatever its status. */
+/**
+ * `--exit-status`: the exit code of the run's state, by the crate's classification
+ * (src/api/status.rs): an "All Inputs Failed" message wins over the status; a status the
+ * crate does not know is a run still going.
+ */
+export function exitCodeOfRun(run) {
+  if (/all inputs failed/i.test(run.errorMessage ?? "")) return EXIT.RUN_FAILED;
+  const status = String(run.status).toLowerCase();
+  if (["finished", "completed", "warning"].includes(status)) return EXIT.OK;
+  if (["shutdown", "stopped"].includes(status)) return EXIT.RUN_FAILED;
+  return EXIT.NOT_ENDED;
+}
+
+/** Resolves with the exit code: 0 once the run was read, whatever its status (`--exit-status`: by its state). */
 export async function status({ jobUid, values, connection, reporter }) {
   const { JobPoller } = await loadPackage();
   let run = null;
@@ -47,7 +62,7 @@ export async function status({ jobUid, values, connection, reporter }) {
   const outcome = await settle(poller.start());
   if (run) {
     process.stdout.write(values.json ? `${JSON.stringify(run, null, 2)}\n` : describeRun(jobUid, run));
-    return EXIT.OK;
+    return values["exit-status"] ? exitCodeOfRun(run) : EXIT.OK;
   }
   const error = outcome.error;
   if (error instanceof TypeError) throw optionError(error);

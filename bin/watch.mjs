@@ -4,57 +4,15 @@
 // prints the command that continues.
 import path from "node:path";
 import { optionError } from "./connection.mjs";
-import { parseCsvRecords } from "./csv.mjs";
 import { EXIT, exitCodeFor } from "./exit-codes.mjs";
-import { OutputError, fileSink, stdoutSink } from "./output.mjs";
+import { checkOutputFiles } from "./file-checks.mjs";
+import { OutputError } from "./output.mjs";
 import { loadPackage, settle } from "./package-entry.mjs";
 import { plural } from "./progress.mjs";
 import { resumeCommand } from "./resume-command.mjs";
-import { createRowFormat } from "./row-format.mjs";
+import { checkState, openRows } from "./resume-output.mjs";
 import { readState, writeState } from "./state-file.mjs";
 import { UsageError } from "./usage-error.mjs";
-
-/** The state file must describe this very watch, or resuming from it would mix outputs. */
-function checkState(state, { jobUid, values, format, out }) {
-  const file = values.state;
-  if (state.jobUid !== jobUid) throw new UsageError(`--state ${file} follows run ${state.jobUid}, not ${jobUid}: use another --state file`);
-  if (state.format !== format) throw new UsageError(`--format ${format}: --state ${file} was written with --format ${state.format}`);
-  if (state.out !== out) throw new UsageError(`--out: --state ${file} was written for ${state.out === null ? "stdout" : `--out ${state.out}`}`);
-  if (values.cursor !== undefined) throw new UsageError(`--cursor: --state ${file} already holds where to resume; give one or the other`);
-}
-
-/**
- * Opens the output and the format that continues it: a new document, the one the state
- * describes (cut back to its last recorded batch), or, after `--cursor`, what the file holds.
- */
-async function openRows({ values, state, format: name, reporter }) {
-  const onLateField = (field, row) =>
-    reporter.note(`--format csv: field ${JSON.stringify(field)} first appears in row ${row.toLocaleString("en")}, after the header was written: it is left out of the CSV (--format ndjson keeps every field)`);
-  if (values.out === undefined) {
-    // stdout: every invocation writes a whole document of the rows it delivers.
-    return { output: stdoutSink(), format: createRowFormat(name, { onLateField }) };
-  }
-  if (state) {
-    const output = await fileSink(values.out, { at: state.outBytes });
-    return { output, format: createRowFormat(name, { rowsBefore: state.rows, columns: state.columns, onLateField }) };
-  }
-  if (values.cursor === undefined) return { output: await fileSink(values.out, { at: null }), format: createRowFormat(name, { onLateField }) };
-  const output = await fileSink(values.out, { at: "end" });
-  if (output.bytes === 0) return { output, format: createRowFormat(name, { onLateField }) };
-  if (name === "csv") {
-    const columns = parseCsvRecords(await output.firstLine())[0]?.fields ?? null;
-    return { output, format: createRowFormat(name, { rowsBefore: 1, columns, onLateField }) };
-  }
-  if (name === "json") {
-    // Continue the array: drop its closing bracket, and know whether a row precedes.
-    const tail = await output.tail(64);
-    const closed = /\n?\]\s*$/.exec(tail);
-    if (closed) await output.cutTo(output.bytes - (tail.length - closed.index));
-    const rowsBefore = (await output.tail(1)) === "[" ? 0 : 1;
-    return { output, format: createRowFormat(name, { rowsBefore, onLateField }) };
-  }
-  return { output, format: createRowFormat(name, { onLateField }) };
-}
 
 /** Wraps `fetch` to count requests and failed attempts (429, 5xx, no response) for the progress line. */
 function countingFetch(counts, changed) {
@@ -113,6 +71,7 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
   const out = values.out === undefined ? null : path.resolve(values.out);
   const state = values.state === undefined ? null : await readState(values.state);
   if (state) checkState(state, { jobUid, values, format, out });
+  await checkOutputFiles(values);
   const { JobPoller } = await loadPackage();
 
   let rows = state?.rows ?? 0;
@@ -166,6 +125,8 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
       showProgress();
     },
   });
+  // From now on a stop (Ctrl-C, SIGTERM, SIGHUP, a closed pipe) ends the poll, not the process.
+  interrupt.on(() => poller.stop());
 
   ({ output, format: rowsFormat } = await openRows({ values, state, format, reporter }));
   if (output.bytes === 0) await output.write(rowsFormat.start());
@@ -173,7 +134,6 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
     await output.close();
     throw new UsageError(error.message);
   });
-  interrupt.on(() => poller.stop());
   reporter.log(`watching run ${jobUid}${cursor ? " from its saved cursor" : ""}`);
   showProgress();
   const outcome = await settle(poller.start());
@@ -190,9 +150,10 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
 /** Says how the watch ended, on stderr, and gives the exit code. */
 async function reportOutcome({ outcome, writeError, rows, cursor, counts, jobUid, values, reporter, interrupt, saveState }) {
   const where = values.out === undefined ? "" : ` to ${values.out}`;
+  // `| head` closed the pipe: the reader has what it wanted; say nothing more.
+  if (writeError?.code === "EPIPE" || (interrupt.reason === "EPIPE" && !writeError)) return EXIT.PIPE_CLOSED;
   if (writeError) {
-    // `| head` closed the pipe: the reader has what it wanted; say nothing more.
-    if (writeError.code !== "EPIPE") reporter.say(`error: ${writeError.message}; ${plural(rows, "row")} written${where}`);
+    reporter.say(`error: ${writeError.message}; ${plural(rows, "row")} written${where}`);
     return EXIT.RUN_FAILED;
   }
   const summary = outcome.value;
@@ -200,8 +161,9 @@ async function reportOutcome({ outcome, writeError, rows, cursor, counts, jobUid
   const stopped = summary?.status === "stopped" || (interrupt.requested && outcome.error?.code === "ABORTED");
   if (stopped) {
     const command = resumeCommand({ jobUid, values, cursor });
-    reporter.say(`interrupted: ${plural(rows, "row")} written${where}. To resume:\n  ${command}`);
-    return EXIT.INTERRUPTED;
+    const how = interrupt.reason === "SIGINT" ? "interrupted" : `stopped by ${interrupt.spoken}`;
+    reporter.say(`${how}: ${plural(rows, "row")} written${where}. To resume:\n  ${command}`);
+    return interrupt.exitCode;
   }
   if (outcome.error) {
     const error = outcome.error;

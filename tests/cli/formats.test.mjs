@@ -29,15 +29,21 @@ test("CSV writer: fields round-trip through the reader; objects as JSON; null em
   assert.deepEqual(parseCsvRecords(line)[0].fields, ["plain", "with, comma", 'with "quotes"', "two\nlines", " padded ", "42", "true", "", '{"a":[1,2]}']);
 });
 
-test("--format csv: the header comes from the first batch; a field first seen later is left out and reported once", () => {
+test("--format csv: the header comes from the first batch; a field first seen later goes to _extra_fields as JSON, named once", () => {
   const late = [];
-  const format = createRowFormat("csv", { onLateField: (field, row) => late.push([field, row]) });
-  assert.equal(format.rows([{ id: 1, a: "x" }, { id: 2, b: "y" }]), "id,a,b\n1,x,\n2,,y\n");
-  assert.equal(format.rows([{ id: 3, c: "new" }, { id: 4, c: "again" }]), "3,,\n4,,\n");
-  assert.deepEqual(late, [["c", 3]]);
-  assert.deepEqual(format.columns, ["id", "a", "b"]);
-  // Resumed with the header the state recorded: no second header.
-  assert.equal(createRowFormat("csv", { columns: ["id", "a", "b"], rowsBefore: 4 }).rows([{ id: 5 }]), "5,,\n");
+  const format = createRowFormat("csv", { onLateField: (field, row, column) => late.push([field, row, column]) });
+  assert.equal(format.rows([{ id: 1, a: "x" }, { id: 2, b: "y" }]), "id,a,b,_extra_fields\n1,x,,\n2,,y,\n");
+  assert.equal(format.rows([{ id: 3, c: "new" }, { id: 4, c: "again", d: [1] }]), '3,,,"{""c"":""new""}"\n4,,,"{""c"":""again"",""d"":[1]}"\n');
+  assert.deepEqual(late, [["c", 3, "_extra_fields"], ["d", 4, "_extra_fields"]]);
+  assert.deepEqual(format.columns, ["id", "a", "b", "_extra_fields"]);
+  // Resumed with the header the state recorded: no second header, late fields still kept.
+  assert.equal(createRowFormat("csv", { columns: format.columns, rowsBefore: 4 }).rows([{ id: 5, e: 1 }]), '5,,,"{""e"":1}"\n');
+  // A header without the column (continued from a file another tool wrote): late fields left out, named.
+  const named = [];
+  assert.equal(createRowFormat("csv", { columns: ["id"], onLateField: (...a) => named.push(a) }).rows([{ id: 6, f: 1 }]), "6\n");
+  assert.deepEqual(named, [["f", 1, null]]);
+  // A row field named like the column does not collide with it.
+  assert.equal(createRowFormat("csv").rows([{ _extra_fields: 1 }]), "_extra_fields,__extra_fields\n1,\n");
 });
 
 test("--format json: one array; a resumed document continues after its last row", () => {

@@ -48,7 +48,7 @@ test("a malformed inputs file exits 2, naming the file and the line", async () =
 
   const missing = await runCli(ctx, ["run", "wf", "--inputs", "nowhere.csv", ...simFlags(ctx)]);
   assert.equal(missing.code, 2);
-  assert.match(missing.stderr, /--inputs nowhere\.csv: cannot read it \(ENOENT\)/);
+  assert.match(missing.stderr, /--inputs nowhere\.csv: cannot read it: no such file \(ENOENT\)/);
   assert.equal(ctx.sim.stats().log.filter((e) => e.kind === "schedule" && e.path.includes("/wf/")).length, 0, "nothing scheduled");
 });
 

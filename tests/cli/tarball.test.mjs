@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { root } from "../../scripts/exec.mjs";
-import { ndjsonIds, rowIds, runCli, simFlags, useCliSim } from "./cli-fixture.mjs";
+import { ndjsonIds, readScratch, rowIds, runCli, simFlags, spawnCli, useCliSim, waitFor } from "./cli-fixture.mjs";
 
 const ctx = useCliSim();
 
@@ -25,3 +25,19 @@ test("the packed package, installed: its captaindata-poller bin watches a run an
   assert.equal(code, 0, stderr);
   assert.deepEqual(ndjsonIds(stdout), rowIds(1500));
 });
+
+test("through npx (npm exec): SIGTERM to npx, which exits at once, still stops the CLI it started, with the resume command", { timeout: 120_000 }, async () => {
+  const project = path.join(ctx.dir, "app");
+  // Ten rows every two seconds, for ten minutes.
+  const { jobUid } = ctx.sim.createJob({ rows: 3000, durationMs: 600_000, arrival: { bursts: 300 } });
+  // npm runs the project's bin, offline; its stdio is the CLI's, so `exit` waits for the CLI too.
+  const npx = spawnCli(ctx, ["exec", "--offline", "--", "captaindata-poller", "watch", jobUid, "--out", "../npx.ndjson", "--state", "../npx.state.json", ...simFlags(ctx)], { cwd: project, command: "npm" });
+  await waitFor(() => readScratch(ctx, "npx.ndjson").includes('"row-0"'), "a first row in npx.ndjson", 60_000);
+  npx.child.kill("SIGTERM");
+  await npx.exit;
+  assert.match(npx.stderr, /stopped by (SIGTERM|the end of npx): [\d,]+ rows? written to \.\.\/npx\.ndjson\. To resume:\n {2}npx captaindata-poller watch /);
+  const written = ndjsonIds(readScratch(ctx, "npx.ndjson"));
+  assert.equal(JSON.parse(readScratch(ctx, "npx.state.json")).rows, written.length, "the state matches the rows");
+  assert.equal(ctx.sim.job(jobUid).status, "running");
+});
+

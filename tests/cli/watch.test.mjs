@@ -45,11 +45,25 @@ test("CSV to --out: a header from the rows' fields, then every row once, in orde
   assert.equal(code, 0, stderr);
   assert.equal(stdout, "", "nothing on stdout when the rows go to --out");
   const text = readScratch(ctx, "rows.csv");
-  assert.equal(text.split("\n")[0], "id,index,full_name,job_title,company_name,linkedin_profile_url,location,summary");
+  assert.equal(text.split("\n")[0], "id,index,full_name,job_title,company_name,linkedin_profile_url,location,summary,_extra_fields");
   const rows = parseCsvObjects(text);
   assert.deepEqual(rows.map((r) => r.id), rowIds(2500));
   assert.ok(rows.some((r) => r.location.includes(",")), "fields holding commas survive (quoted)");
   assert.equal(faultsSeen(jobUid).length, 4);
+});
+
+test("CSV: a field that first appears after the header goes to _extra_fields as JSON, named once on stderr; no value lost", async () => {
+  // From the second results page on, the server adds a field the first page did not have.
+  const { jobUid } = ctx.sim.createJob({ rows: 2500, durationMs: 600, arrival: { bursts: 3 }, hostile: "huge", hostileFrom: 1, hostileBytes: 1000 });
+  const { code, stderr } = await runCli(ctx, ["watch", jobUid, "--format", "csv", "--out", "late.csv", ...simFlags(ctx)]);
+  assert.equal(code, 0, stderr);
+  const rows = parseCsvObjects(readScratch(ctx, "late.csv"));
+  assert.deepEqual(rows.map((r) => r.id), rowIds(2500));
+  assert.deepEqual(Object.keys(rows[0]).at(-1), "_extra_fields");
+  assert.equal(rows[999]._extra_fields, "", "the first page's rows have no extra field");
+  for (const row of [rows[1000], rows[2499]]) assert.deepEqual(Object.keys(JSON.parse(row._extra_fields)), ["padding"]);
+  assert.match(JSON.parse(rows[2499]._extra_fields).padding, /^x+$/);
+  assert.equal(stderr.match(/field "padding" first appears in row 1,001, after the header was written: it is written in the _extra_fields column, as JSON/g)?.length, 1);
 });
 
 test("--format json: one array holding every row", async () => {
