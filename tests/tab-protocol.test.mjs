@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { TabProtocol } from "../js/tab-protocol.js";
 import { CaptainDataError } from "../js/errors.js";
+import { random } from "./chaos/campaign.js"; // the seeded mulberry32 the chaos campaign draws with
 
 const CASES = Number(process.env.TAB_CASES ?? 3000);
 const REPLAY = process.env.TAB_SEED === undefined ? null : Number(process.env.TAB_SEED);
@@ -19,23 +20,6 @@ const INTERVAL = 100; // the visible pace of every fake poller
 const HIDDEN_INTERVAL = 5000; // longer than a run: a wrongly hidden leader is seen at once
 const MAX_DELAY = 20; // the channel's and the lock manager's longest delay
 const PACE_BOUND = 4 * MAX_DELAY + 5; // a visible tab is heard by the leader within this
-
-/** mulberry32: small, seeded, good enough to draw cases. */
-function random(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return {
-    next,
-    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
-    chance: (p) => next() < p,
-  };
-}
 
 /** A discrete-event clock: callbacks at virtual times, in order (ties: first scheduled first). */
 class Clock {
