@@ -1,6 +1,8 @@
 //! What status-guided reads cost on the bench's run shapes, in API time, against the seed's
 //! loop (status then every page, every tick) and a poller that reads the results every tick:
-//! requests, bytes downloaded (rows ≈ 220 B, a status ≈ 224 B) and row delays.
+//! requests, bytes downloaded (rows ≈ 220 B, a status ≈ 224 B) and row delays. On a busy
+//! machine requests take longer and timers fire late ([`Timing`]): ticks drift against the
+//! run's batches.
 #![cfg(not(target_arch = "wasm32"))]
 
 use captaindata_poller::api::{Outcome, Page, RunInfo};
@@ -11,6 +13,44 @@ const PAGE_BYTES: u64 = 60;
 const STATUS_BYTES: u64 = 224;
 /// What a request takes (loopback at the bench's scale).
 const REQUEST_MS: u64 = 100;
+
+/// How late things are on a busy machine, drawn from a seeded generator: each request takes
+/// `REQUEST_MS` plus up to `request_ms` more, each timer fires up to `timer_ms` late, and one
+/// in twenty of either five times that.
+#[derive(Clone, Copy)]
+struct Timing {
+    seed: u64,
+    request_ms: u64,
+    timer_ms: u64,
+}
+
+impl Timing {
+    const EXACT: Timing = Timing {
+        seed: 0,
+        request_ms: 0,
+        timer_ms: 0,
+    };
+}
+
+/// A linear congruential generator (Knuth's constants): the lateness of each step.
+struct Lateness(u64);
+
+impl Lateness {
+    fn draw(&mut self, up_to: u64) -> u64 {
+        if up_to == 0 {
+            return 0;
+        }
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let late = (self.0 >> 33) % up_to;
+        match (self.0 >> 20) % 20 {
+            0 => late * 5,
+            _ => late,
+        }
+    }
+}
 const INTERVAL_MS: u64 = 10_000;
 
 /// A run: `rows` over `duration_ms` after `start_ms` pending, linearly or in `bursts`, pages of
@@ -69,8 +109,15 @@ fn p95(mut delays: Vec<u64>) -> u64 {
 
 /// The engine with default options (the interval and retry delays as the bench has them).
 fn engine(run: Run, read_mode: ReadMode) -> Cost {
+    engine_timed(run, read_mode, Timing::EXACT)
+}
+
+/// The engine on a machine as busy as `timing` says (its seed also seeds the jitter).
+fn engine_timed(run: Run, read_mode: ReadMode, timing: Timing) -> Cost {
     let mut config = Config::new("https://api.captaindata.co/v3", "job-1").unwrap();
     config.read_mode = read_mode;
+    config.seed = timing.seed;
+    let mut late = Lateness(timing.seed);
     let mut poller = Poller::new(config, None, 0).unwrap();
     let (mut now, mut requests, mut bytes, mut delays) = (0, 0, 0, vec![]);
     for _ in 0..100_000 {
@@ -106,7 +153,7 @@ fn engine(run: Run, read_mode: ReadMode) -> Cost {
                         })
                     }
                 };
-                now += REQUEST_MS;
+                now += REQUEST_MS + late.draw(timing.request_ms);
                 poller.handle(
                     Event::Response {
                         id: req.id,
@@ -116,7 +163,7 @@ fn engine(run: Run, read_mode: ReadMode) -> Cost {
                 );
             }
             Action::Sleep { ms, .. } => {
-                now += u64::from(ms);
+                now += u64::from(ms) + late.draw(timing.timer_ms);
                 poller.handle(Event::TimerFired, now);
             }
             Action::Emit(batch) => {
@@ -237,4 +284,46 @@ fn an_exact_count_is_still_trusted() {
         guided.p95_ms * 10 <= every.p95_ms * 12,
         "{guided:?} vs every tick {every:?}"
     );
+}
+
+#[test]
+fn a_lagging_count_does_not_make_rows_wait_on_a_busy_machine() {
+    // Requests up to 0.2 s / 1 s longer and timers as late (API time: at the bench's scale,
+    // 2 ms / 10 ms of a loaded machine), ten seeds each: ticks drift against the batches,
+    // and the reads still find each batch about when a read on every tick would.
+    for busy in [200, 1_000] {
+        for lag_ms in [15_000, 20_000] {
+            for seed in 1..=10 {
+                let run = Run { lag_ms, ..BURSTY };
+                let timing = Timing {
+                    seed,
+                    request_ms: busy,
+                    timer_ms: busy,
+                };
+                let guided = engine_timed(run, ReadMode::StatusGuided, timing);
+                let every = engine_timed(run, ReadMode::EveryTick, timing);
+                let detail = format!(
+                    "busy {busy}, lag {lag_ms}, seed {seed}: {guided:?} vs every tick {every:?}"
+                );
+                assert!(guided.p95_ms * 2 <= every.p95_ms * 3, "{detail}");
+                assert!(guided.bytes * 10 <= every.bytes * 3, "{detail}");
+            }
+        }
+    }
+}
+
+#[test]
+fn an_exact_count_is_still_trusted_on_a_busy_machine() {
+    for seed in 1..=10 {
+        let timing = Timing {
+            seed,
+            request_ms: 1_000,
+            timer_ms: 1_000,
+        };
+        let guided = engine_timed(BURSTY, ReadMode::StatusGuided, timing);
+        let every = engine_timed(BURSTY, ReadMode::EveryTick, timing);
+        let detail = format!("seed {seed}: {guided:?} vs every tick {every:?}");
+        assert!(guided.bytes * 4 <= every.bytes, "{detail}");
+        assert!(guided.p95_ms * 10 <= every.p95_ms * 14, "{detail}");
+    }
 }

@@ -109,12 +109,16 @@ pub(super) struct State {
     blind_read: bool,
     /// When this tick's status was read.
     tick_ms: u64,
+    /// When the previous tick's status was read.
+    prev_tick_ms: u64,
     /// When the last results read that brought rows was made (its tick).
     batch_ms: Option<u64>,
     /// The pace of those reads: their gaps, recent ones weighing more (0: not known yet).
     period_ms: u64,
     /// When a results read last found nothing new.
     absent_ms: u64,
+    /// Results reads in a row that found nothing, since the last batch.
+    misses: u32,
     /// The last batch came after this (the read before it that found nothing, or an
     /// interval before the read that found it).
     batch_after_ms: u64,
@@ -202,9 +206,11 @@ impl State {
             tick_read: false,
             blind_read: false,
             tick_ms: now_ms,
+            prev_tick_ms: now_ms,
             batch_ms: None,
             period_ms: 0,
             absent_ms: 0,
+            misses: 0,
             batch_after_ms: 0,
             count_behind: false,
             probes_left: lag::PROBES,
@@ -819,7 +825,7 @@ impl Poller {
         let hinted = self.hint_active();
         let guided_tick = self.status_first() && !self.state.tick_read;
         if guided_tick {
-            self.state.tick_ms = now_ms;
+            self.state.prev_tick_ms = core::mem::replace(&mut self.state.tick_ms, now_ms);
             if run.status.eq_ignore_ascii_case("running") {
                 self.note_running();
             }

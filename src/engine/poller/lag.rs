@@ -4,20 +4,50 @@
 //! Captain Data processes inputs in batches, so rows come in bursts at a steady pace, and
 //! `row_count` may trail them. A status-guided tick reads the results when the count moved;
 //! when a read brings more rows than the count said, the count is behind and rows would wait
-//! for it. From then on the results are also read on the ticks where the next batch is due
-//! by the pace of the batches found so far (from one period after the last read that found
-//! nothing, to one interval after the expected time), whatever the count says; once the count
-//! announces rows before a read found them, it has caught up and is waited for again.
+//! for it. From then on the results are also read in a window of ticks where the next batch
+//! is due, whatever the count says. Everything is learned from the reads, in API time:
 //!
-//! Two signs of a trailing count are looked for at little cost: the page of a running run
-//! that delivered nothing yet is read on every tick (empty, it costs a few bytes), and, a few
-//! times ([`PROBES`]), the results are read in the two intervals before a batch is due.
+//! - **Dating a batch.** It came after the last read that found nothing and at or before the
+//!   read that found it. When that read was on the previous tick, the batch is dated to
+//!   within an interval. Otherwise (the window's first read found it, or the count did) it
+//!   came no earlier than one pace after the batch before, give or take [`SLACK_PERCENT`]
+//!   of an interval: a batch found late so pulls the next window earlier, never later.
+//! - **The pace** is the gap between the earliest dates of successive batches, averaged
+//!   ([`PACE_MEMORY`]); the first one is the shortest gap the first two batches allow. Tick
+//!   times stretched by a busy machine only move the dates, which stay true bounds.
+//! - **The window** opens [`OPEN_LATE_PERCENT`] of an interval after the next batch's
+//!   earliest date (a batch that comes right at it waits that much longer; most reads before
+//!   it would find nothing) and closes after [`WINDOW_READS`] reads that found nothing: the
+//!   batch is then left to the count, which is never ignored.
+//! - Until the pace is known (the first two batches), the results are read on every tick
+//!   (the page holds one or two batches: a few KB).
+//!
+//! The count is waited for again once it announces rows that a read on the previous tick
+//! did not find: then it moved within an interval of the rows, as a read on every tick would.
+//!
+//! While nothing is known about the count, two signs of a trailing one are looked for at
+//! little cost: the page of a running run that delivered nothing yet is read on every tick
+//! (empty, it costs a few bytes), and, a few times ([`PROBES`]), the results are read in the
+//! two intervals before a batch is due.
 
 use crate::engine::Poller;
 
 /// Probes allowed before the count is seen behind (each may download a tail page for
 /// nothing), renewed each time it is.
 pub(super) const PROBES: u32 = 2;
+
+/// How far (% of an interval) a batch not dated by the reads may have come before the pace
+/// said.
+const SLACK_PERCENT: u64 = 25;
+
+/// How long (% of an interval) after the next batch's earliest date its window opens.
+const OPEN_LATE_PERCENT: u64 = 25;
+
+/// Reads that find nothing before a window closes.
+const WINDOW_READS: u32 = 3;
+
+/// Weight of the pace already learned against a new gap between batches.
+const PACE_MEMORY: u64 = 3;
 
 impl Poller {
     /// At a status-guided tick (at `now_ms`) whose count says nothing new: whether the
@@ -29,17 +59,23 @@ impl Poller {
         if s.offset == 0 && s.batch_ms.is_some() && s.batch_after_ms < s.tick_ms {
             return true;
         }
-        let Some(last) = s.batch_ms.filter(|_| s.period_ms > 0) else {
+        let Some(last) = s.batch_ms.filter(|_| s.offset > 0) else {
             return false;
         };
-        let due = last + s.period_ms;
+        if s.period_ms == 0 {
+            return s.count_behind;
+        }
         let interval = u64::from(self.config.interval_ms);
         match s.count_behind {
-            // After the tick the last batch was last known absent, by one period; up to an
-            // interval after it was found, by one period.
-            true => now_ms > s.batch_after_ms + s.period_ms && now_ms <= due + interval,
+            true => {
+                let opens = s.batch_after_ms + s.period_ms + interval * OPEN_LATE_PERCENT / 100;
+                now_ms > opens && s.misses < WINDOW_READS
+            }
             // On the ticks of the last two intervals before the count should move.
-            false => s.probes_left > 0 && now_ms + 2 * interval >= due && now_ms < due,
+            false => {
+                let due = last + s.period_ms;
+                s.probes_left > 0 && now_ms + 2 * interval >= due && now_ms < due
+            }
         }
     }
 
@@ -54,9 +90,8 @@ impl Poller {
         }
     }
 
-    /// After a status-first tick read the results to the tail: learn the pace (the gaps
-    /// between batches, recent ones weighing more), and whether the count said fewer rows
-    /// than the read brought.
+    /// After a status-first tick read the results to the tail: date the batch it found, learn
+    /// the pace, and whether the count said fewer rows than the read brought.
     pub(super) fn note_read(&mut self, blind: bool) {
         let s = &mut self.state;
         if s.poll_rows == 0 {
@@ -64,6 +99,7 @@ impl Poller {
                 s.probes_left = s.probes_left.saturating_sub(1);
             }
             s.absent_ms = s.tick_ms;
+            s.misses = s.misses.saturating_add(1);
             return;
         }
         let counted = s.last_run.as_ref().and_then(|r| r.row_count);
@@ -71,23 +107,45 @@ impl Poller {
             s.count_behind = true;
             s.probes_left = PROBES;
         }
-        let at = s.tick_ms;
-        if let Some(last) = s.batch_ms {
-            let gap = at.saturating_sub(last);
+        s.misses = 0;
+        let after = self.earliest_date();
+        let s = &mut self.state;
+        let first = s.offset == s.poll_rows;
+        if let Some(last) = s.batch_ms.filter(|_| !first) {
             s.period_ms = match s.period_ms {
-                0 => gap,
-                period => (period + gap) / 2,
+                0 => after.saturating_sub(last),
+                pace => {
+                    let gap = after.saturating_sub(s.batch_after_ms);
+                    (pace * PACE_MEMORY + gap) / (PACE_MEMORY + 1)
+                }
             };
         }
-        s.batch_ms = Some(at);
-        // The batch came after the last read that found nothing, if that was this interval.
-        let interval = u64::from(self.config.interval_ms);
-        s.batch_after_ms = s.absent_ms.max(at.saturating_sub(interval));
+        s.batch_ms = Some(s.tick_ms);
+        s.batch_after_ms = after;
     }
 
-    /// The count announced rows before a read found them: it caught up (back to waiting
-    /// for it, with probes to notice if it falls behind again).
+    /// The earliest time the batch this tick's read found can have come (see the module
+    /// docs): after the last read that found nothing, and, when that read was not on the
+    /// previous tick, no earlier than the pace said (less the slack), but before this read.
+    fn earliest_date(&self) -> u64 {
+        let s = &self.state;
+        let dated = s.absent_ms == s.prev_tick_ms;
+        let first = s.offset == s.poll_rows;
+        if dated || first || s.period_ms == 0 {
+            return s.absent_ms;
+        }
+        let slack = u64::from(self.config.interval_ms) * SLACK_PERCENT / 100;
+        let paced = (s.batch_after_ms + s.period_ms).saturating_sub(slack);
+        s.absent_ms.max(paced.min(s.tick_ms.saturating_sub(1)))
+    }
+
+    /// The count announced rows before a read found them: when a read on the previous tick
+    /// found nothing, it moved within an interval of the rows (back to waiting for it, with
+    /// probes to notice if it falls behind again).
     pub(super) fn count_caught_up(&mut self) {
-        self.state.count_behind = false;
+        let s = &mut self.state;
+        if s.absent_ms == s.prev_tick_ms {
+            s.count_behind = false;
+        }
     }
 }

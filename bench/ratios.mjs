@@ -1,0 +1,94 @@
+// The ratios the performance targets are stated in, side by side with their targets, and
+// every figure of the package that got worse than the reference run's (a full run kept in
+// results/reference.json) by more than the noise allowed, each with the line that says why.
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { WORSE_BECAUSE } from "./worse-because.mjs";
+
+const REFERENCE = path.join(path.dirname(fileURLToPath(import.meta.url)), "results", "reference.json");
+/** A figure may be this much worse than the reference's before it needs a reason. */
+export const WORSE = 1.05;
+
+export function loadReference() {
+  return existsSync(REFERENCE) ? JSON.parse(readFileSync(REFERENCE, "utf8")) : null;
+}
+
+const find = (report, w, c) => report?.results.find((r) => r.workload === w && r.contestant === c);
+const fixed = (x, digits = 2) => (x === null || x === undefined || !Number.isFinite(x) ? "–" : x.toFixed(digits));
+
+/**
+ * The rows of the ratio table: { workload, figure, value, reference, ratio, target, ok }.
+ * `value` and `reference` are display strings; `ratio` a number.
+ */
+export function targetRatios(report, fmt) {
+  const rows = [];
+  const add = (workload, figure, value, reference, ratio, limit, targetText) =>
+    rows.push({ workload, figure, value, reference, ratio, target: targetText ?? `≤ ${limit}×`, ok: ratio !== null && ratio <= limit });
+  for (const w of ["small", "one-page"]) {
+    const lib = find(report, w, "library");
+    const seed = find(report, w, "seed");
+    if (!lib || !seed) continue;
+    add(w, "bytes vs the seed's loop", fmt.mb(lib.bytes.total), fmt.mb(seed.bytes.total), lib.bytes.total / seed.bytes.total, 1);
+    add(w, "requests vs the seed's loop", fmt.num(lib.requests.total), fmt.num(seed.requests.total), lib.requests.total / seed.requests.total, 1);
+    add(w, "p95 row delay vs the seed's loop", `${fmt.secs(lib.rowDelayMs.p95)} s`, `${fmt.secs(seed.rowDelayMs.p95)} s`, lib.rowDelayMs.p95 / seed.rowDelayMs.p95, 1.1);
+  }
+  for (const w of ["bursty-lag", "bursty-lag2"]) {
+    const lib = find(report, w, "library");
+    const inc = find(report, w, "incremental");
+    if (!lib || !inc) continue;
+    add(w, "p95 row delay vs the every-tick reader", `${fmt.secs(lib.rowDelayMs.p95)} s`, `${fmt.secs(inc.rowDelayMs.p95)} s`, lib.rowDelayMs.p95 / inc.rowDelayMs.p95, 1.5);
+    add(w, "bytes vs the every-tick reader", fmt.mb(lib.bytes.total), fmt.mb(inc.bytes.total), lib.bytes.total / inc.bytes.total, 0.3);
+  }
+  const step = find(report, "bursty", "library-step")?.step;
+  if (step) {
+    const p95 = step.cpuMs.p95;
+    rows.push({ workload: "bursty", figure: "`pollStep` p95 CPU per round", value: `${fixed(p95)} ms`, reference: "5 ms", ratio: p95 / 5, target: "≤ 5 ms", ok: p95 <= 5 });
+  }
+  return rows;
+}
+
+/** The ratio table, markdown. */
+export function ratioTable(report, fmt) {
+  const lines = ["| workload | figure | package | against | ratio | target | met |", "| --- | --- | --- | --- | --- | --- | --- |"];
+  for (const r of targetRatios(report, fmt)) {
+    lines.push(`| ${r.workload} | ${r.figure} | ${r.value} | ${r.reference} | ${fixed(r.ratio, 3)}× | ${r.target} | ${r.ok ? "✅ met" : "❌ not met"} |`);
+  }
+  return lines.join("\n");
+}
+
+/** The package's figures compared with the reference run: name, how to read it, display. */
+const FIGURES = [
+  ["requests", (r) => r.requests.total, (x) => `${Math.round(x)}`],
+  ["bytes", (r) => r.bytes.total, (x) => `${fixed(x / 1e6, 2)} MB`],
+  ["p95 row delay", (r) => r.rowDelayMs.p95, (x) => `${fixed(x / 1000, 1)} s`],
+  ["end → complete", (r) => (r.jobs > 1 ? r.completionDelayMs.p95 : r.completionDelayMs.max), (x) => `${fixed(x / 1000, 1)} s`],
+  ["CPU per tick", (r) => (r.step ? r.step.meanCpuMs : r.cpuMsPerTick), (x) => `${fixed(x)} ms`],
+  ["p95 CPU per round", (r) => r.step?.cpuMs.p95, (x) => `${fixed(x)} ms`],
+  ["memory per idle poller", (r) => r.memory?.perPollerBytes, (x) => `${fixed(x / 1000, 1)} KB`],
+];
+
+/** Every figure of the package (and its `pollStep`) worse than WORSE × the reference's. */
+export function worseThanReference(report, reference = loadReference()) {
+  if (!reference) return [];
+  const out = [];
+  for (const now of report.results.filter((r) => r.contestant === "library" || r.contestant === "library-step")) {
+    const before = find(reference, now.workload, now.contestant);
+    if (!before) continue;
+    for (const [figure, read, show] of FIGURES) {
+      const [a, b] = [read(now), read(before)];
+      if (a === undefined || b === undefined || a === null || b === null || !(a > b * WORSE)) continue;
+      const key = `${now.workload} / ${now.contestant} / ${figure}`;
+      out.push({ key, now: show(a), before: show(b), ratio: a / b, why: WORSE_BECAUSE[key] });
+    }
+  }
+  return out;
+}
+
+/** The lines of the report that list those figures, each with its reason (or none given). */
+export function worseLines(report, reference = loadReference()) {
+  if (!reference) return ["No reference run (results/reference.json): nothing compared."];
+  const worse = worseThanReference(report, reference);
+  const head = `Against the reference run of ${reference.date.slice(0, 10)} (load ${fixed(reference.load?.before)} → ${fixed(reference.load?.after)}; this run ${fixed(report.load?.before)} → ${fixed(report.load?.after)}): ${worse.length === 0 ? `no figure of the package is worse than ${WORSE}× its value then.` : `figures of the package worse than ${WORSE}× their value then, and why:`}`;
+  return [head, "", ...worse.map((w) => `- ${w.why ? "" : "**no reason given:** "}${w.key}: ${fixed(w.ratio)}× (${w.now} vs ${w.before})${w.why ? ` — ${w.why}` : ""}`)];
+}
