@@ -1209,6 +1209,45 @@ fn a_full_tail_page_is_read_again_a_bounded_number_of_times() {
 }
 
 #[test]
+fn a_count_seen_trailing_is_waited_for_at_the_end_instead_of_rereading_a_full_tail() {
+    // Status first; 3 rows (a full page) from 2.5 s, the run over at 5 s, its count 4 s behind
+    // the rows. A read finds the rows before the count: at the end the count still says 0,
+    // so the status is read again (not the full page) until it says 3, then the page once.
+    let mut config = config();
+    config.page_size = 3;
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let rows_at = |t: u64| if t >= 2_500 { 3 } else { 0 };
+    let log = drive(&mut poller, 0, |req, now| match req.kind {
+        RequestKind::Run => {
+            let status = if now >= 5_000 { "finished" } else { "running" };
+            run(status, rows_at(now.saturating_sub(4_000)))
+        }
+        RequestKind::Results => page(0..rows_at(now), None),
+    });
+    assert_eq!(log.delivered, vec![0, 1, 2]);
+    assert_eq!(log.complete.map(|s| s.total_results), Some(3));
+    let after_end: Vec<RequestKind> = log
+        .fetches
+        .iter()
+        .zip(&log.fetch_times)
+        .filter(|(_, t)| **t >= 5_000)
+        .map(|(f, _)| f.kind)
+        .collect();
+    let tail_reads = after_end
+        .iter()
+        .filter(|k| **k == RequestKind::Results)
+        .count();
+    // The drain and one look once the count agrees (not the drain and 3 re-reads).
+    assert_eq!(tail_reads, 2, "{after_end:?}");
+    assert!(
+        after_end.ends_with(&[RequestKind::Run, RequestKind::Results]),
+        "{after_end:?}"
+    );
+    // Completed soon after the count caught up (at 6.5 s), within an interval.
+    assert!(log.now < 8_500, "completed at {}", log.now);
+}
+
+#[test]
 fn a_full_tail_page_behind_its_count_is_read_again_up_to_the_retries() {
     let mut config = every_tick();
     config.page_size = 3;

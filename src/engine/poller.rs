@@ -131,6 +131,10 @@ pub(super) struct State {
     ending: Option<Ending>,
     /// Re-reads of the tail left before completing (a lagging count or a full tail page).
     rechecks_left: u32,
+    /// At the end, status reads left to wait for a count that trails the rows (`ending.rs`).
+    count_waits_left: u32,
+    /// The status is being read again at the end because the count trailed the rows.
+    awaiting_count: bool,
     /// When this poller first saw the run `paused` (cleared when it is not).
     paused_since: Option<u64>,
     /// Fast status reads left after a Succeeded/Failed webhook (see `Config::webhook_reads`).
@@ -223,6 +227,8 @@ impl State {
                 None => 0,
             },
             ending,
+            count_waits_left: config.retry.retries,
+            awaiting_count: false,
             paused_since: None,
             hint_reads: 0,
             hinted: None,
@@ -706,6 +712,9 @@ impl Poller {
 
     /// The tail was reached: finish, re-read the tail, read the status, or wait.
     fn after_poll(&mut self) {
+        if self.state.ending.is_some() && self.count_awaited() {
+            return self.await_count();
+        }
         if self.state.ending.is_some() {
             self.state.next = match self.recheck_due() {
                 true => {
@@ -855,6 +864,9 @@ impl Poller {
                 s.next = interval;
             }
             RunClass::Active | RunClass::Paused => s.next = interval,
+        }
+        if self.state.awaiting_count && self.state.ending.is_some() {
+            self.count_read();
         }
     }
 

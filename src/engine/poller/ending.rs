@@ -3,8 +3,8 @@
 use alloc::format;
 use alloc::string::String;
 
-use super::Ending;
-use crate::engine::{Action, ErrorCode, Poller, Summary};
+use super::{Ending, Next};
+use crate::engine::{Action, ErrorCode, Poller, RequestKind, SleepReason, Summary};
 
 impl Poller {
     pub(super) fn finish(&mut self, now_ms: u64) -> Action {
@@ -51,6 +51,48 @@ impl Poller {
         // tail, not several: a run of exactly N pages completes one re-read later.
         let agreed = count == Some(s.offset) && s.rechecks_left < self.config.retry.retries;
         s.rechecks_left > 0 && (behind || full && !agreed)
+    }
+
+    /// At the end, a full tail whose final count is below the rows delivered, from a count
+    /// seen behind the rows during the run: it will catch up, so the status (a few hundred
+    /// bytes) is read again an interval later instead of the tail (a full page), up to
+    /// `retry.retries` times.
+    pub(super) fn count_awaited(&self) -> bool {
+        let s = &self.state;
+        let count = s.last_run.as_ref().and_then(|r| r.row_count);
+        let full = s.last_len > 0 && s.last_len >= self.page_size();
+        let trails = count.is_some_and(|n| n < s.offset);
+        s.count_behind && full && trails && s.count_waits_left > 0
+    }
+
+    pub(super) fn await_count(&mut self) {
+        let ms = self.jittered_interval();
+        let s = &mut self.state;
+        s.count_waits_left -= 1;
+        s.awaiting_count = true;
+        s.next = match self.config.step_mode {
+            true => Next::Yield,
+            false => Next::Sleep {
+                ms,
+                reason: SleepReason::Interval,
+                then: RequestKind::Run,
+            },
+        };
+    }
+
+    /// The status read while a trailing count was awaited: it still trails (wait again), it
+    /// caught up (the tail is read once more, as for a count that agrees), or it was waited
+    /// for long enough (the tail is read again as for any full tail).
+    pub(super) fn count_read(&mut self) {
+        self.state.awaiting_count = false;
+        if self.count_awaited() {
+            return self.await_count();
+        }
+        let s = &mut self.state;
+        let count = s.last_run.as_ref().and_then(|r| r.row_count);
+        if count.is_some_and(|n| n >= s.offset) {
+            s.rechecks_left = s.rechecks_left.min(1);
+        }
     }
 
     /// Rows in a full page: the API's, once it paged, else the configured (or a longer one
