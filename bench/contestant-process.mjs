@@ -94,6 +94,7 @@ async function run(go) {
       ...go.connection,
       ...go.options,
       jobUid: record.uid,
+      calibrationJobUid: go.calibrationJobUid,
       onBatch: (batch) => recordBatch(record, batch),
       onStatus: () => {
         record.statuses += 1;
@@ -115,6 +116,10 @@ async function run(go) {
   await Promise.all(endings);
   const cpu = process.cpuUsage(cpu0);
   const cpuMicros = cpu.user + cpu.system - (idle?.cpuMicros ?? 0);
+  // What a contestant measures once the run's own figures are taken (`pollStep`'s bare fetch).
+  for (const [i, poller] of pollers.entries()) {
+    if (poller.afterwards) records[i].summary = { ...records[i].summary, ...(await poller.afterwards()) };
+  }
   for (const r of records) delete r.seen;
   await send({ type: "done", cpuMicros, idle, records });
   process.exit(0);

@@ -70,15 +70,15 @@ function rowBytes(job) {
   return total;
 }
 
-function addCounts(into, from) {
-  for (const key of ["total", "run", "results"]) into[key] += from[key];
+function addCounts(into, from, sign = 1) {
+  for (const key of ["total", "run", "results"]) into[key] += sign * from[key];
 }
 
 /**
  * Figures of one contestant on one workload.
  * @param {{ workload: object, contestant: object, sim: object, outcome: object, wallMs: number }} input
  */
-export function figures({ workload, contestant, sim, outcome, wallMs }) {
+export function figures({ workload, contestant, sim, outcome, wallMs, excluded = [] }) {
   const { scale } = workload;
   const requests = { total: 0, run: 0, results: 0 };
   const bytes = { total: 0, run: 0, results: 0 };
@@ -92,9 +92,18 @@ export function figures({ workload, contestant, sim, outcome, wallMs }) {
   const intervalMs = scaledOptions(workload).intervalMs;
   let ticks = 0;
   const roundCpu = [];
+  const roundThread = [];
+  const roundRequests = [];
+  let calibration;
   const all = sim.stats();
   addCounts(requests, all.requests);
   addCounts(bytes, all.bytes);
+  // Requests of runs outside the workload (the `pollStep` calibration) are not its cost.
+  for (const uid of excluded) {
+    const apart = sim.stats(uid);
+    addCounts(requests, apart.requests, -1);
+    addCounts(bytes, apart.bytes, -1);
+  }
   for (const record of outcome.records) {
     const job = sim.job(record.uid);
     const d = delivery(job, record);
@@ -112,6 +121,9 @@ export function figures({ workload, contestant, sim, outcome, wallMs }) {
     });
     ticks += Math.max(1, (job.endsAt - job.createdAt) / intervalMs);
     if (record.summary?.roundCpuMicros) roundCpu.push(...record.summary.roundCpuMicros);
+    if (record.summary?.roundThreadMicros) roundThread.push(...record.summary.roundThreadMicros);
+    if (record.summary?.roundRequests) roundRequests.push(...record.summary.roundRequests);
+    calibration ??= record.summary?.calibration;
     if (record.error) errors.set(record.error, (errors.get(record.error) ?? 0) + 1);
     else if (record.completedAt !== null) {
       completed += 1;
@@ -135,9 +147,27 @@ export function figures({ workload, contestant, sim, outcome, wallMs }) {
     cpuMs,
     cpuMsPer10kRows: rows > 0 ? (cpuMs * 10_000) / rows : null,
     cpuMsPerTick: cpuMs / ticks,
-    step: roundCpu.length > 0 ? { rounds: roundCpu.length, cpuMs: spread(roundCpu.map((us) => us / 1000)), meanCpuMs: roundCpu.reduce((a, b) => a + b, 0) / roundCpu.length / 1000 } : undefined,
+    step: roundCpu.length > 0 ? stepFigures(roundCpu, roundThread, roundRequests, calibration) : undefined,
     memory: outcome.idle && idleMemory(outcome.idle),
     wallMs,
+  };
+}
+
+/**
+ * `pollStep` rounds: CPU (process, and its main thread where known), split by the requests a
+ * round made, and Node's bare fetch + json() of a status and of a 1000-row page.
+ */
+function stepFigures(cpuMicros, threadMicros, requests, calibration) {
+  const ms = (list) => list.map((us) => us / 1000);
+  const where = (pick) => ms(cpuMicros.filter((_, i) => pick(requests[i] ?? 0)));
+  return {
+    rounds: cpuMicros.length,
+    cpuMs: spread(ms(cpuMicros)),
+    meanCpuMs: cpuMicros.reduce((a, b) => a + b, 0) / cpuMicros.length / 1000,
+    threadCpuMs: threadMicros.length === cpuMicros.length ? spread(ms(threadMicros)) : undefined,
+    oneRequest: { rounds: where((n) => n <= 1).length, cpuMs: spread(where((n) => n <= 1)) },
+    moreRequests: { rounds: where((n) => n > 1).length, cpuMs: spread(where((n) => n > 1)) },
+    bareFetch: calibration && { statusMs: spread(ms(calibration.statusMicros)), pageMs: spread(ms(calibration.pageMicros)) },
   };
 }
 

@@ -48,6 +48,19 @@ export function targetRatios(report, fmt) {
   return rows;
 }
 
+/**
+ * Where a `pollStep` round's CPU goes on `bursty`: the main thread's share, rounds of one
+ * request (the status) against rounds that also read results, and Node's bare fetch.
+ */
+export function stepCpuLine(report) {
+  const step = find(report, "bursty", "library-step")?.step;
+  if (!step?.moreRequests) return null;
+  const p = (spread) => `${fixed(spread?.p50)} / ${fixed(spread?.p95)} ms`;
+  const thread = step.threadCpuMs ? `; main thread alone ${p(step.threadCpuMs)} (the rest is V8's compiler and GC threads)` : "";
+  const bare = step.bareFetch ? `; a bare Node \`fetch\` + \`json()\` in the same process costs ${p(step.bareFetch.statusMs)} for a status and ${p(step.bareFetch.pageMs)} for a 1000-row page` : "";
+  return `\`pollStep\` CPU per round on bursty, p50 / p95: all ${step.rounds} rounds ${p(step.cpuMs)}${thread}; the ${step.oneRequest.rounds} rounds of one request (the status) ${p(step.oneRequest.cpuMs)}, the ${step.moreRequests.rounds} that also read results ${p(step.moreRequests.cpuMs)}${bare}.`;
+}
+
 /** The ratio table, markdown. */
 export function ratioTable(report, fmt) {
   const lines = ["| workload | figure | package | against | ratio | target | met |", "| --- | --- | --- | --- | --- | --- | --- |"];

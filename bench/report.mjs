@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ratioTable, worseLines } from "./ratios.mjs";
+import { ratioTable, stepCpuLine, worseLines } from "./ratios.mjs";
 import { INTERVAL_MS } from "./workloads.mjs";
 
 const LIBRARY = "library";
@@ -226,6 +226,8 @@ export function markdownTable(report) {
   const s = report.size;
   lines.push("", s && !s.error ? `Shipped size: ${kb(s.totalGzip)} gzipped${s.totalBrotli === undefined ? "" : `, ${kb(s.totalBrotli)} brotli`} (wasm ${kb(s.wasmGzip)} + glue ${kb(s.glueGzip)} + entry ${kb(s.entryGzip)}, gzip).` : `Shipped size: not measured (${s?.error}).`);
   lines.push("", "The ratios of the performance targets, side by side (this run):", "", ratioTable(report, { mb, num, secs }));
+  const stepCpu = stepCpuLine(report);
+  if (stepCpu) lines.push("", stepCpu);
   lines.push("", ...worseLines(report));
   lines.push("", "Targets:", "");
   for (const t of targets(report)) lines.push(`- ${t.ok ? "✅" : "❌"} ${t.name}: ${t.detail}`);

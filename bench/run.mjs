@@ -21,6 +21,8 @@ export const DEFAULT_OUT = path.join(here, "results");
 const API_KEY = "bench-key";
 const PROJECT_ID = "bench-project";
 const CHARTED = new Set(["bursty", "large"]);
+/** A run already over, one full 1000-row page: what a bare fetch of a status and a page costs. */
+const CALIBRATION = (id) => ({ jobUid: `${id}-calibration`, rows: 1000, pageSize: 1000, durationMs: 1, startDelayMs: 0 });
 
 /** Waits for the child's next message of `type` (or its death). */
 function nextMessage(child, type, timeoutMs) {
@@ -59,10 +61,13 @@ async function runOne(server, workload, who) {
     await nextMessage(child, "ready", 30_000);
     // Same uids for every contestant: same rows, same timeline, same fault dice.
     const jobs = Array.from({ length: workload.jobs }, (_, i) => sim.createJob(scaledSpec(workload, `${workload.id}-${i}`)).jobUid);
+    // `pollStep` rounds are measured against Node's bare fetch of a run outside the workload.
+    const calibration = who.id === "library-step" ? sim.createJob(CALIBRATION(workload.id)).jobUid : undefined;
     const started = Date.now();
     child.send({
       type: "go",
       jobs,
+      calibrationJobUid: calibration,
       origin: server.origin,
       connection: { baseUrl: server.url, apiKey: API_KEY, projectId: PROJECT_ID },
       options: scaledOptions(workload),
@@ -70,7 +75,7 @@ async function runOne(server, workload, who) {
       idleTimeoutMs: workload.spec.startDelayMs / workload.scale,
     });
     const outcome = await nextMessage(child, "done", deadlineMs(workload));
-    const result = figures({ workload, contestant: who, sim, outcome, wallMs: Date.now() - started });
+    const result = figures({ workload, contestant: who, sim, outcome, wallMs: Date.now() - started, excluded: calibration ? [calibration] : [] });
     if (CHARTED.has(workload.id)) result.curve = costCurve(sim.job(jobs[0]), sim.stats(jobs[0]).log);
     if (who.id === "seed" && workload.jobs === 1) {
       // The seed's cost had it kept an exact 10 s cadence (its ticks take time, so it does not).
