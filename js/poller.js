@@ -6,6 +6,7 @@
 import { Delivery } from "./delivery.js";
 import { CaptainDataError, abortedError, asCaptainDataError } from "./errors.js";
 import { iterate } from "./iterator.js";
+import { watchPage } from "./page.js";
 
 /**
  * Loads one wasm module, once, on first use. `load()` instantiates it and returns its glue (the
@@ -103,6 +104,7 @@ export function createApi({ poll, whole, share = () => null, roleOf = () => "alo
     #onHalt;
     #webhooks = []; // payloads received before the module loaded
     #role;
+    #alone = false; // a wasm poller of its own (not shared): it is told about the page here
 
     /** Validates the options now when the module is loaded (always in Node and workerd). */
     constructor(options) {
@@ -163,7 +165,11 @@ export function createApi({ poll, whole, share = () => null, roleOf = () => "alo
 
     #build({ JobPoller: WasmJobPoller }) {
       const delivery = this.#delivery;
-      this.#inner = share(this.#options, { WasmJobPoller, delivery }) ?? new WasmJobPoller(this.#options, delivery);
+      this.#inner = share(this.#options, { WasmJobPoller, delivery });
+      if (!this.#inner) {
+        this.#inner = new WasmJobPoller(this.#options, delivery);
+        this.#alone = true;
+      }
       for (const payload of this.#webhooks.splice(0)) {
         try {
           this.#inner.webhookReceived(payload);
@@ -209,6 +215,7 @@ export function createApi({ poll, whole, share = () => null, roleOf = () => "alo
         this.#build(module); // throws the TypeError of a bad option
         if (this.#stopped) this.#inner.stop();
       }
+      const unwatch = this.#alone ? watchPage(this.#inner) : () => {};
       try {
         return { summary: await this.#inner.start() };
       } catch (error) {
@@ -217,6 +224,8 @@ export function createApi({ poll, whole, share = () => null, roleOf = () => "alo
           return { summary: Object.freeze({ ...this.#stoppedBeforeLoad(t0), cursor: this.cursor }) };
         }
         throw error;
+      } finally {
+        unwatch();
       }
     }
 

@@ -1,7 +1,8 @@
 // `npm run build`: cargo (release, wasm32, the pinned nightly) → wasm-bindgen of the locked version → wasm-opt -Oz
 // from the npm package `binaryen` → validate → print the size. Idempotent; a failure names its step.
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { build as esbuild, transform } from "esbuild";
+import { build as esbuild } from "esbuild";
+import { minify as terser } from "terser";
 import path from "node:path";
 import { StepError, cli, isMain, root, run } from "./exec.mjs";
 import { SHIPPED_TOOLCHAIN, setupBuildTools } from "./setup.mjs";
@@ -144,16 +145,20 @@ async function minifyNames({ wasm: wasmFile, glue: glueFile }) {
 }
 
 /**
- * Minifies wasm-bindgen's glue with esbuild (whitespace, comments, local names): every user
- * downloads it. It stays an ES module with the same exports.
+ * Minified JS (whitespace, comments, local names, two compress passes), still an ES module with
+ * the same exports. terser, not esbuild's minifier: 0.25 KB less gzip on the browser entry.
  */
+async function minified(code) {
+  return (await terser(code, { module: true, ecma: 2022, compress: { passes: 2 } })).code;
+}
+
+/** Minifies wasm-bindgen's glue: every user downloads it. */
 async function minifyGlue({ glue: glueFile }) {
   const file = path.join(root, glueFile);
   try {
-    const { code } = await transform(readFileSync(file, "utf8"), { minify: true, format: "esm", target: "es2020" });
-    writeFileSync(file, code);
+    writeFileSync(file, await minified(readFileSync(file, "utf8")));
   } catch (err) {
-    throw new StepError("minify glue", `esbuild could not minify ${glueFile}: ${err.message}`);
+    throw new StepError("minify glue", `terser could not minify ${glueFile}: ${err.message}`);
   }
 }
 
@@ -172,17 +177,14 @@ async function minifyEntries() {
       const code = name === BROWSER_ENTRY ? await bundle(name) : await minify(name);
       writeFileSync(path.join(root, ENTRY_DIR, name), code);
     } catch (err) {
-      throw new StepError("minify entries", `esbuild could not minify js/${name}: ${err.message}`);
+      throw new StepError("minify entries", `could not bundle or minify js/${name}: ${err.message}`);
     }
   }
 }
 
 const BROWSER_ENTRY = "browser.js";
-const ESBUILD = { minify: true, format: "esm", target: "es2022" };
 
-async function minify(name) {
-  return (await transform(readFileSync(path.join(root, "js", name), "utf8"), ESBUILD)).code;
-}
+const minify = (name) => minified(readFileSync(path.join(root, "js", name), "utf8"));
 
 /**
  * The glue's default module URL is relative to pkg/; in the bundle it would point into dist/,
@@ -216,14 +218,15 @@ const wholeGlueApart = {
 
 async function bundle(name) {
   const result = await esbuild({
-    ...ESBUILD,
+    format: "esm",
+    target: "es2022",
     entryPoints: [path.join(root, "js", name)],
     bundle: true,
     write: false,
     platform: "neutral",
     plugins: [wholeGlueApart, glueUrlFromDist],
   });
-  return result.outputFiles[0].text;
+  return minified(result.outputFiles[0].text);
 }
 
 /** Fail here, not in a user's browser, if the optimised module is not valid WebAssembly. */

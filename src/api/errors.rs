@@ -60,8 +60,14 @@ pub fn classify_http(status: u16, message: Option<&str>) -> Disposition {
 /// ```
 pub fn http_error_text(status: u16, message: Option<&str>) -> String {
     match message {
-        Some(message) => ["HTTP ", &decimal(status), ": ", first_chars(message, 300)].concat(),
-        None => ["HTTP ", &decimal(status)].concat(),
+        Some(message) => [
+            "HTTP ",
+            &decimal(status.into()),
+            ": ",
+            first_chars(message, 300),
+        ]
+        .concat(),
+        None => ["HTTP ", &decimal(status.into())].concat(),
     }
 }
 

@@ -4,11 +4,11 @@
 
 use alloc::string::String;
 
-/// `n` in decimal.
+/// `n` in decimal (one `u64` copy of itoa's code, not one per integer type).
 ///
 /// ```
-/// assert_eq!(captaindata_poller::api::decimal(404_u16), "404");
+/// assert_eq!(captaindata_poller::api::decimal(404), "404");
 /// ```
-pub fn decimal(n: impl itoa::Integer) -> String {
+pub fn decimal(n: u64) -> String {
     itoa::Buffer::new().format(n).into()
 }

@@ -45,7 +45,7 @@ impl CursorState {
         text.push_str(&self.page.as_deref().map(percent_encode).unwrap_or_default());
         if self.quiet > 0 {
             text.push('|');
-            text.push_str(&decimal(self.quiet));
+            text.push_str(&decimal(self.quiet.into()));
         }
         [PREFIX, &base64url_encode(text.as_bytes())].concat()
     }

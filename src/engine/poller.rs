@@ -389,7 +389,7 @@ impl Poller {
             .config
             .max_requests
             .filter(|&max| self.state.requests >= max)?;
-        let message = ["sent maxRequests (", &decimal(max), ") requests"].concat();
+        let message = ["sent maxRequests (", &decimal(max.into()), ") requests"].concat();
         Some(self.budget_spent(ErrorCode::BudgetExhausted, message))
     }
 
@@ -613,7 +613,7 @@ impl Poller {
                 false => ErrorCode::RetriesExhausted,
             };
             let retries = self.config.retry.retries;
-            let message = [&label, " after ", &decimal(retries), " retries"].concat();
+            let message = [&label, " after ", &decimal(retries.into()), " retries"].concat();
             return self.fail(code, message, http_status);
         };
         let ms = hint.map_or(delay, |h| s.backoff.clamp(h));

@@ -21,7 +21,6 @@ mod errors;
 mod fetch;
 mod interrupt;
 mod options;
-mod page;
 mod payloads;
 mod poller;
 #[cfg(feature = "step-and-schedule")]
