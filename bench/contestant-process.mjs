@@ -51,7 +51,7 @@ async function wasmMemoryBytes() {
   const glue = await import(new URL("pkg/captaindata_poller.js", PACKAGE_ROOT).href);
   // Already initialised by the package entry: initSync returns the same instance's exports.
   const exports = glue.initSync({ module: readFileSync(new URL("pkg/captaindata_poller_bg.wasm", PACKAGE_ROOT)) });
-  return exports.memory.buffer.byteLength;
+  return Object.values(exports).find((value) => value instanceof WebAssembly.Memory).buffer.byteLength;
 }
 
 /** Heap, external memory and wasm memory after a full GC; its own CPU is subtracted later. */

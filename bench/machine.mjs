@@ -23,14 +23,13 @@ export function machine() {
   };
 }
 
-/** wasm + glue + entry gzipped, and the total in brotli (scripts/size.mjs), or the reason it could not be measured. */
-export function shippedSize() {
+/** What a page downloads, gzipped: wasm, JS, and the total in brotli (scripts/size.mjs), or the reason it could not be measured. */
+export async function shippedSize() {
   try {
-    const m = measure();
+    const m = await measure();
     return {
       wasmGzip: m.wasm.gzip,
-      glueGzip: m.glue.gzip,
-      entryGzip: m.runtime.gzip,
+      jsGzip: m.js.gzip,
       totalGzip: m.total,
       totalBrotli: m.totalBrotli,
       wasmRaw: m.wasm.raw,

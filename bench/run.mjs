@@ -115,7 +115,7 @@ export async function runBench({ workloads = [], contestants = [], outDir = DEFA
     date: new Date().toISOString(),
     machine: machine(),
     load: { before: loadBefore, after: loadavg()[0] },
-    size: shippedSize(),
+    size: await shippedSize(),
     workloads: selected.map(({ id, what, jobs, scale, spec, faults }) => ({ id, what, jobs, scale, spec, faults, options: scaledOptions({ scale }) })),
     results,
   };

@@ -1,12 +1,24 @@
 // The one error class of the package: every terminal error the glue, the tab layer, the
 // bindings and the CLI report is a `CaptainDataError`, so `err instanceof CaptainDataError`
-// works whichever entry made it.
+// works whichever entry made it — also across copies of this file (the browser entry is one
+// bundled file, the bindings load their own; a bundler may hold two copies of the package).
 
 /** The message of every ABORTED error (the same as ABORTED_TEXT in src/engine/mod.rs). */
 export const ABORTED_TEXT = "aborted by the AbortSignal";
 
+const BRAND = Symbol.for("captaindata-poller.CaptainDataError");
+
 /** A terminal error with a stable `code` (one of ERROR_CODES), `status`, `runStatus`, `cause`. */
 export class CaptainDataError extends Error {
+  /** Any copy's error is an instance of every copy's class. */
+  static [Symbol.hasInstance](value) {
+    return value instanceof Error && value[BRAND] === true;
+  }
+
+  get [BRAND]() {
+    return true;
+  }
+
   constructor(code, message, { status, runStatus, cause } = {}) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = "CaptainDataError";

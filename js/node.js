@@ -9,10 +9,7 @@ import { createApi } from "./poller.js";
 const WASM_URL = new URL("../pkg/captaindata_poller_bg.wasm", import.meta.url);
 
 export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook } = createApi({
-  glue,
-  instantiate: () => glue.initSync({ module: readFileSync(WASM_URL) }),
-  source: WASM_URL.href,
-  sync: true,
+  poll: { load: () => (glue.initSync({ module: readFileSync(WASM_URL) }), glue), source: WASM_URL.href, sync: true },
 });
 export { CaptainDataError } from "./errors.js";
 export { ERROR_CODES, FINAL_ERROR_CODES, isFinalError } from "./error-codes.js";

@@ -6,11 +6,58 @@
 import { Delivery } from "./delivery.js";
 import { CaptainDataError, abortedError, asCaptainDataError } from "./errors.js";
 import { iterate } from "./iterator.js";
+import { watchPage } from "./page.js";
 
 /**
- * `glue` is the wasm-bindgen module; `instantiate()` makes it usable (it may return a promise,
- * or throw); `source` names where the module comes from in a LOAD_FAILED message. `sync`:
- * `instantiate()` is synchronous, so the module loads at the first constructor (Node, workerd).
+ * Loads one wasm module, once, on first use. `load()` instantiates it and returns its glue (the
+ * wasm-bindgen module); it may return a promise, or throw. `source` names where the module
+ * comes from in a LOAD_FAILED message. `sync`: `load()` is synchronous, so the module loads at
+ * the first constructor (Node, workerd). A failed load is not final: a later use tries again.
+ */
+function moduleLoader({ load, source, sync = false }) {
+  let loading = null; // the load in progress or done
+  let glue = null; // once loaded
+  let failure = null; // why the last synchronous load failed
+
+  const failed = (cause) => {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    return new CaptainDataError("LOAD_FAILED", `could not load the WebAssembly module from ${source}: ${reason}`, { cause });
+  };
+
+  /** The glue if the module is ready (in a synchronous runtime it loads now); never throws. */
+  function now() {
+    if (!glue && sync) {
+      try {
+        glue = load();
+      } catch (cause) {
+        failure = failed(cause); // reported by start(); a later poller tries again
+      }
+    }
+    return glue;
+  }
+
+  /** The glue once loaded; rejects with LOAD_FAILED, and a later call tries again. */
+  function ready() {
+    if (sync) return now() ? Promise.resolve(glue) : Promise.reject(failure);
+    loading ??= (async () => {
+      try {
+        glue = await load();
+        return glue;
+      } catch (cause) {
+        loading = null; // another poller or a later start() may succeed
+        throw failed(cause);
+      }
+    })();
+    return loading;
+  }
+
+  return { now, ready, failure: () => failure, failed };
+}
+
+/**
+ * `poll` loads the module `JobPoller` runs on (see `moduleLoader`); `whole`, the one that also
+ * has `pollStep` and `scheduleWorkflow`, when they are two (a page loads the smaller one to
+ * poll; a JobPoller uses the whole one if a page loaded it already).
  * `share(options, { WasmJobPoller, delivery })` may return a shared poller (the tab layer),
  * called once the module is loaded; null means the lone `new WasmJobPoller(options, delivery)`.
  * A shared poller has `start()`, `stop()`, `cursor`, `role`, `webhookReceived(payload)` and
@@ -20,58 +67,27 @@ import { iterate } from "./iterator.js";
  * `onComplete`/`onError` through `delivery.end()`, so the shared poller never calls them.
  * `roleOf(options)` checks the options of that layer and gives the role until it is built.
  */
-export function createApi({ glue, instantiate, source, sync = false, share = () => null, roleOf = () => "alone" }) {
-  let loading = null; // the load in progress or done
-  let ready = false;
-  let failure = null; // why the last synchronous load failed
+export function createApi({ poll, whole, share = () => null, roleOf = () => "alone" }) {
+  const polling = moduleLoader(poll);
+  const everything = whole ? moduleLoader(whole) : polling;
+  const sync = poll.sync === true;
 
-  const failed = (cause) => {
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    return new CaptainDataError("LOAD_FAILED", `could not load the WebAssembly module from ${source}: ${reason}`, { cause });
+  /** The module a JobPoller runs on, if one is ready. */
+  const loadedNow = () => (everything === polling ? null : everything.now()) ?? polling.now();
+  const load = () => {
+    const module = loadedNow();
+    return module ? Promise.resolve(module) : polling.ready();
   };
 
-  /** The module if it is ready (in a synchronous runtime it loads now); never throws. */
-  function loadedNow() {
-    if (!ready && sync) {
-      try {
-        instantiate();
-        ready = true;
-      } catch (cause) {
-        failure = failed(cause); // reported by start(); a later poller tries again
-      }
-    }
-    return ready ? glue : null;
-  }
-
-  /** Starts loading the module (once); rejects with LOAD_FAILED, and a later call tries again. */
-  function preload() {
-    if (sync) return loadedNow() ? Promise.resolve() : Promise.reject(failure);
-    loading ??= (async () => {
-      try {
-        await instantiate();
-        ready = true;
-      } catch (cause) {
-        loading = null; // another poller or a later start() may succeed
-        throw failed(cause);
-      }
-    })();
-    return loading;
-  }
-
-  async function load() {
-    await preload();
-    return glue;
-  }
-
   async function pollStep(options) {
-    const step = await (await load()).pollStep(options);
+    const step = await (await everything.ready()).pollStep(options);
     if (step.error) asCaptainDataError(step.error);
     return step;
   }
 
   async function scheduleWorkflow(connection, workflowUid, body) {
     try {
-      return await (await load()).scheduleWorkflow(connection, workflowUid, body);
+      return await (await everything.ready()).scheduleWorkflow(connection, workflowUid, body);
     } catch (error) {
       throw asCaptainDataError(error);
     }
@@ -88,6 +104,7 @@ export function createApi({ glue, instantiate, source, sync = false, share = () 
     #onHalt;
     #webhooks = []; // payloads received before the module loaded
     #role;
+    #alone = false; // a wasm poller of its own (not shared): it is told about the page here
 
     /** Validates the options now when the module is loaded (always in Node and workerd). */
     constructor(options) {
@@ -99,7 +116,7 @@ export function createApi({ glue, instantiate, source, sync = false, share = () 
       });
       const module = loadedNow();
       if (module) this.#build(module);
-      else if (sync) this.#loadError = failure;
+      else if (sync) this.#loadError = polling.failure();
     }
 
     /** `"leader"`, `"follower"` or `"alone"`. */
@@ -148,7 +165,11 @@ export function createApi({ glue, instantiate, source, sync = false, share = () 
 
     #build({ JobPoller: WasmJobPoller }) {
       const delivery = this.#delivery;
-      this.#inner = share(this.#options, { WasmJobPoller, delivery }) ?? new WasmJobPoller(this.#options, delivery);
+      this.#inner = share(this.#options, { WasmJobPoller, delivery });
+      if (!this.#inner) {
+        this.#inner = new WasmJobPoller(this.#options, delivery);
+        this.#alone = true;
+      }
       for (const payload of this.#webhooks.splice(0)) {
         try {
           this.#inner.webhookReceived(payload);
@@ -182,17 +203,19 @@ export function createApi({ glue, instantiate, source, sync = false, share = () 
         const abort = () => this.#onHalt({ aborted: true });
         signal?.addEventListener?.("abort", abort);
         let halted;
+        let module;
         try {
           const loaded = this.#loadError ? Promise.reject(this.#loadError) : load();
-          halted = await Promise.race([loaded.then(() => null), this.#halt]);
+          halted = await Promise.race([loaded.then((glue) => ((module = glue), null)), this.#halt]);
         } finally {
           signal?.removeEventListener?.("abort", abort);
         }
         if (halted?.aborted && !this.#stopped) return { error: abortedError(signal.reason) };
         if (halted) return { summary: this.#stoppedBeforeLoad(t0) };
-        this.#build(glue); // throws the TypeError of a bad option
+        this.#build(module); // throws the TypeError of a bad option
         if (this.#stopped) this.#inner.stop();
       }
+      const unwatch = this.#alone ? watchPage(this.#inner) : () => {};
       try {
         return { summary: await this.#inner.start() };
       } catch (error) {
@@ -201,6 +224,8 @@ export function createApi({ glue, instantiate, source, sync = false, share = () 
           return { summary: Object.freeze({ ...this.#stoppedBeforeLoad(t0), cursor: this.cursor }) };
         }
         throw error;
+      } finally {
+        unwatch();
       }
     }
 
@@ -214,9 +239,12 @@ export function createApi({ glue, instantiate, source, sync = false, share = () 
   /** The crate's one webhook classifier (src/api/webhook.rs); synchronous (a browser preloads first). */
   function classifyWebhook(payload, jobUid) {
     const module = loadedNow();
-    if (!module) throw failure ?? failed("not loaded yet (call preload() first)");
+    if (!module) throw polling.failure() ?? polling.failed("not loaded yet (call preload() first)");
     return module.classifyWebhook(payload, jobUid);
   }
 
-  return { JobPoller, preload: () => preload().then(() => undefined), pollStep, scheduleWorkflow, classifyWebhook };
+  /** Loads the module JobPoller runs on (pollStep and scheduleWorkflow load theirs). */
+  const preload = () => load().then(() => undefined);
+
+  return { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook };
 }

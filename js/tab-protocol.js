@@ -303,7 +303,10 @@ export class TabProtocol {
     const { stopping } = this.#poller ?? {};
     this.#poller = null;
     this.#requests += summary?.requests ?? 0;
-    if (summary?.status === "stopped" || stopping) {
+    // Asked to stop, it may still have ended on its own first: an error is its outcome then
+    // (an error carries no count of requests; counted as stopped, the tab would poll again
+    // with a budget it had spent).
+    if (summary?.status === "stopped" || (stopping && !error)) {
       const again = this.#pollAgain;
       this.#pollAgain = null;
       if (again !== null && this.role !== "leader") this.#poll(again);

@@ -6,6 +6,7 @@
 
 import { describe } from "./delivery.js";
 import { abortedError, CaptainDataError } from "./errors.js";
+import { watchPage } from "./page.js";
 import { TabProtocol } from "./tab-protocol.js";
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -243,7 +244,9 @@ class SharedPoller {
       return this.#events.push({ type: "pollEnded", error }); // a budget the wasm refuses: this tab's end
     }
     this.#poller = poller;
+    const unwatch = watchPage(poller, { visibility: false }); // online/offline; the protocol paces
     const ended = (outcome) => {
+      unwatch();
       if (this.#poller === poller) this.#poller = null;
       poller.free();
       this.#send({ type: "pollEnded", ...outcome });

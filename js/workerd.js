@@ -5,10 +5,7 @@ import * as glue from "../pkg/captaindata_poller.js";
 import { createApi } from "./poller.js";
 
 export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook } = createApi({
-  glue,
-  instantiate: () => glue.initSync({ module: wasmModule }),
-  source: "the bundled captaindata_poller_bg.wasm",
-  sync: true,
+  poll: { load: () => (glue.initSync({ module: wasmModule }), glue), source: "the bundled captaindata_poller_bg.wasm", sync: true },
 });
 export { CaptainDataError } from "./errors.js";
 export { ERROR_CODES, FINAL_ERROR_CODES, isFinalError } from "./error-codes.js";

@@ -12,7 +12,7 @@ import { cli, isMain, root } from "./exec.mjs";
 const DEFAULT_PORT = 8080;
 const HOST = "127.0.0.1";
 const SOURCES = ["src", "Cargo.toml", "Cargo.lock"];
-const BUILT = ["pkg/captaindata_poller.js", "pkg/captaindata_poller_bg.wasm"];
+const BUILT = ["pkg/captaindata_poller.js", "pkg/captaindata_poller_bg.wasm", "pkg/captaindata_poller_poll.js", "pkg/captaindata_poller_poll_bg.wasm"];
 
 const MIME = {
   ".html": "text/html; charset=utf-8",

@@ -16,5 +16,7 @@ mod wasm;
 #[cfg(target_arch = "wasm32")]
 mod runtime;
 
+#[cfg(all(target_arch = "wasm32", feature = "step-and-schedule"))]
+pub use wasm::{poll_step, schedule_workflow};
 #[cfg(target_arch = "wasm32")]
-pub use wasm::{poll_step, schedule_workflow, JobPoller, Receiver};
+pub use wasm::{JobPoller, Receiver};

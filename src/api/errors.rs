@@ -1,10 +1,10 @@
 //! What a non-2xx answer (or a failed request) means: retry or give up, and why.
 
-use alloc::format;
 use alloc::string::String;
 
 use super::error_code::ErrorCode;
 use super::status::is_all_inputs_failed;
+use super::text::decimal;
 
 /// What a failed request with no response at all means, for error messages (no URL, so
 /// no credentials): in a browser the usual cause is a CORS refusal.
@@ -60,8 +60,14 @@ pub fn classify_http(status: u16, message: Option<&str>) -> Disposition {
 /// ```
 pub fn http_error_text(status: u16, message: Option<&str>) -> String {
     match message {
-        Some(message) => format!("HTTP {status}: {}", first_chars(message, 300)),
-        None => format!("HTTP {status}"),
+        Some(message) => [
+            "HTTP ",
+            &decimal(status.into()),
+            ": ",
+            first_chars(message, 300),
+        ]
+        .concat(),
+        None => ["HTTP ", &decimal(status.into())].concat(),
     }
 }
 

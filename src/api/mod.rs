@@ -11,6 +11,7 @@ mod error_code;
 mod errors;
 mod retry_hint;
 mod status;
+mod text;
 mod webhook;
 
 pub use error_code::ErrorCode;
@@ -20,6 +21,7 @@ pub use errors::{
 };
 pub use retry_hint::{retry_hint, RetryHint};
 pub use status::{classify_status, is_all_inputs_failed, RunClass};
+pub use text::decimal;
 pub use webhook::{
     classify_webhook, Webhook, WebhookError, WebhookKind, WebhookPayload, MAX_ERROR_CHARS,
 };

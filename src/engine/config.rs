@@ -2,8 +2,6 @@
 
 use alloc::string::String;
 
-use alloc::format;
-
 use super::origin::split_scheme;
 use super::ConfigError;
 use crate::api::first_chars;
@@ -76,7 +74,7 @@ pub fn validate_base_url(value: &str) -> Result<String, ConfigError> {
     while let Some(shorter) = path.strip_suffix('/') {
         path = shorter;
     }
-    Ok(format!("{scheme}://{authority}{path}"))
+    Ok([&scheme, "://", authority, path].concat())
 }
 
 /// The shortest `intervalMs` against a remote API: faster polling only suits a local
@@ -137,8 +135,11 @@ pub fn has_version_segment(base_url: &str) -> bool {
 /// ```
 pub fn not_found_text(text: &str, method: &str, path: &str, base_url: &str) -> String {
     match has_version_segment(base_url) {
-        true => format!("{text} ({method} {path})"),
-        false => format!("{text} ({method} {path}; baseUrl has no version segment such as /v3)"),
+        true => [text, " (", method, " ", path, ")"].concat(),
+        false => {
+            let hint = "; baseUrl has no version segment such as /v3)";
+            [text, " (", method, " ", path, hint].concat()
+        }
     }
 }
 
@@ -179,13 +180,13 @@ fn valid_port(port: &str) -> bool {
 fn error(option: &'static str, what: String) -> ConfigError {
     ConfigError {
         option,
-        message: format!("Expected `{option}` to be {what}"),
+        message: ["Expected `", option, "` to be ", &what].concat(),
     }
 }
 
 /// `what (got "value")`, the value cut short so a pasted blob does not flood the message.
 fn got(what: &str, value: &str) -> String {
-    format!("{what} (got \"{}\")", first_chars(value, 80))
+    [what, " (got \"", first_chars(value, 80), "\")"].concat()
 }
 
 #[cfg(test)]

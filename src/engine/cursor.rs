@@ -9,9 +9,8 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use alloc::format;
-
 use super::ConfigError;
+use crate::api::decimal;
 
 const PREFIX: &str = "cdp1.";
 
@@ -34,7 +33,8 @@ impl CursorState {
     pub fn encode(&self) -> String {
         let mut text = self.job_uid.clone();
         for n in [self.offset, self.skip as u64, self.polls.into()] {
-            text.push_str(&format!("|{n}"));
+            text.push('|');
+            text.push_str(&decimal(n));
         }
         text.push('|');
         if let Some((succeeded, status)) = &self.terminal {
@@ -44,9 +44,10 @@ impl CursorState {
         text.push('|');
         text.push_str(&self.page.as_deref().map(percent_encode).unwrap_or_default());
         if self.quiet > 0 {
-            text.push_str(&format!("|{}", self.quiet));
+            text.push('|');
+            text.push_str(&decimal(self.quiet.into()));
         }
-        format!("{PREFIX}{}", base64url_encode(text.as_bytes()))
+        [PREFIX, &base64url_encode(text.as_bytes())].concat()
     }
 
     /// Parses a cursor and checks it belongs to `job_uid`.
@@ -56,7 +57,7 @@ impl CursorState {
             message: "Expected `cursor` to be a string from poller.cursor".into(),
         })?;
         if state.job_uid != job_uid {
-            let message = format!("cursor belongs to run {}, not {job_uid}", state.job_uid);
+            let message = ["cursor belongs to run ", &state.job_uid, ", not ", job_uid].concat();
             return Err(ConfigError {
                 option: "cursor",
                 message,

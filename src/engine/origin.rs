@@ -3,8 +3,6 @@
 
 use alloc::string::String;
 
-use alloc::format;
-
 use super::config::split_host;
 
 /// `scheme://rest` → `(scheme, rest)`: the first `:` must be followed by `//`. Searched for
@@ -33,7 +31,7 @@ pub(super) fn origin_of(url: &str) -> Option<String> {
         "http" => "80",
         _ => return None,
     };
-    let mut origin = format!("{scheme}://{}", host.to_ascii_lowercase());
+    let mut origin = [&scheme, "://", &host.to_ascii_lowercase()].concat();
     if !port.is_empty() && port != default {
         origin.push(':');
         origin.push_str(port);
@@ -56,11 +54,11 @@ pub(super) fn origin_prefix(base: &str) -> &str {
 pub(super) fn resolve_next(base: &str, current: &str, next: &str) -> Result<String, &'static str> {
     let next = before(next, '#');
     let location = if next.starts_with("//") {
-        return resolve_next(base, current, &format!("{}:{next}", scheme_of(base)));
+        return resolve_next(base, current, &[scheme_of(base), ":", next].concat());
     } else if next.starts_with('/') {
         next.into()
     } else if next.starts_with('?') {
-        format!("{}{next}", before(current, '?'))
+        [before(current, '?'), next].concat()
     } else if split_scheme(next).is_some() {
         if origin_of(next).is_none() || origin_of(next) != origin_of(base) {
             return Err("paging.next points to another origin than baseUrl");
@@ -68,7 +66,7 @@ pub(super) fn resolve_next(base: &str, current: &str, next: &str) -> Result<Stri
         let rest = next.get(origin_prefix(next).len()..).unwrap_or_default();
         match rest.starts_with('/') {
             true => rest.into(),
-            false => format!("/{rest}"),
+            false => ["/", rest].concat(),
         }
     } else {
         return Err("paging.next is neither an absolute nor an origin-relative URL");

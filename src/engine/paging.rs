@@ -1,8 +1,9 @@
 //! `paging.next` given as a page number: the results location of that page, and the page
 //! number of a location.
 
-use alloc::format;
 use alloc::string::String;
+
+use crate::api::decimal;
 
 /// A `paging.next` that is a page number (`"2"`, also from a JSON number) → that number.
 pub(super) fn page_number(next: &str) -> Option<u64> {
@@ -30,7 +31,7 @@ pub(super) fn with_page(location: &str, n: u64) -> String {
         .filter(|pair| !pair.is_empty())
         .map(String::from)
         .collect();
-    let page = format!("page={n}");
+    let page = ["page=", &decimal(n)].concat();
     match pairs
         .iter_mut()
         .find(|p| *p == "page" || p.starts_with("page="))
@@ -38,7 +39,7 @@ pub(super) fn with_page(location: &str, n: u64) -> String {
         Some(pair) => *pair = page,
         None => pairs.push(page),
     }
-    format!("{path}?{}", pairs.join("&"))
+    [path, "?", &pairs.join("&")].concat()
 }
 
 #[cfg(test)]

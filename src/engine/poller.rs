@@ -1,6 +1,5 @@
 //! The poll state machine behind [`Poller`]: position, cadence, retries, budgets, endings.
 
-use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -21,8 +20,8 @@ use super::{
     ReadMode, RequestId, RequestKind, SleepReason, ABORTED_TEXT, QUIET_TICKS,
 };
 use crate::api::{
-    classify_http, classify_status, http_error_text, is_all_inputs_failed, Disposition, Outcome,
-    Page, RetryHint, RunClass, RunInfo, WebhookKind, NO_RESPONSE_TEXT,
+    classify_http, classify_status, decimal, http_error_text, is_all_inputs_failed, Disposition,
+    Outcome, Page, RetryHint, RunClass, RunInfo, WebhookKind, NO_RESPONSE_TEXT,
 };
 use pace::JITTER_STREAM;
 
@@ -392,7 +391,7 @@ impl Poller {
             return None;
         }
         let max = self.config.max_duration_ms.unwrap_or_default();
-        let message = format!("gave up after maxDurationMs ({max} ms)");
+        let message = ["gave up after maxDurationMs (", &decimal(max), " ms)"].concat();
         Some(self.budget_spent(ErrorCode::Timeout, message))
     }
 
@@ -402,7 +401,7 @@ impl Poller {
             .config
             .max_requests
             .filter(|&max| self.state.requests >= max)?;
-        let message = format!("sent maxRequests ({max}) requests");
+        let message = ["sent maxRequests (", &decimal(max.into()), ") requests"].concat();
         Some(self.budget_spent(ErrorCode::BudgetExhausted, message))
     }
 
@@ -482,10 +481,13 @@ impl Poller {
             Halt::BatchFailed => {
                 let from = self.delivered();
                 let to = self.state.offset;
-                let text = format!(
-                    "onBatch (or the iterator) failed on rows {from}..{to}; the cursor stays \
-                     before them"
-                );
+                let rows = [&decimal(from), "..", &decimal(to)].concat();
+                let text = [
+                    "onBatch (or the iterator) failed on rows ",
+                    &rows,
+                    "; the cursor stays before them",
+                ]
+                .concat();
                 Action::Fail(self.error(ErrorCode::CallbackFailed, text, None))
             }
         };
@@ -503,9 +505,9 @@ impl Poller {
         let uid = self.config.job_uid();
         let s = &self.state;
         match (kind, s.pending_next.as_ref().or(s.page.as_ref())) {
-            (RequestKind::Run, _) => format!("{base}/jobs/{uid}"),
-            (RequestKind::Results, None) => format!("{base}/jobs/{uid}/results"),
-            (RequestKind::Results, Some(page)) => format!("{}{page}", origin_prefix(base)),
+            (RequestKind::Run, _) => [base, "/jobs/", uid].concat(),
+            (RequestKind::Results, None) => [base, "/jobs/", uid, "/results"].concat(),
+            (RequestKind::Results, Some(page)) => [origin_prefix(base), page].concat(),
         }
     }
 
@@ -540,7 +542,7 @@ impl Poller {
             }
             (_, Outcome::BadBody(why)) => self.on_transient(
                 kind,
-                format!("malformed response ({why})"),
+                ["malformed response (", &why, ")"].concat(),
                 None,
                 true,
                 None,
@@ -623,7 +625,7 @@ impl Poller {
                 false => ErrorCode::RetriesExhausted,
             };
             let retries = self.config.retry.retries;
-            let message = format!("{label} after {retries} retries");
+            let message = [&label, " after ", &decimal(retries.into()), " retries"].concat();
             return self.fail(code, message, http_status);
         };
         let ms = hint.map_or(delay, |h| s.backoff.clamp(h));
@@ -827,7 +829,7 @@ impl Poller {
             .as_ref()
             .filter(|m| is_all_inputs_failed(m))
         {
-            let text = format!("the run reports: {message}");
+            let text = ["the run reports: ", message].concat();
             return self.fail(ErrorCode::AllInputsFailed, text, None);
         }
         let interval = self.interval();

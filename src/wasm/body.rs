@@ -7,7 +7,7 @@ use js_sys::{Array, Date, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::fetch::{Answer, RetryHeaders};
-use crate::api::{retry_hint, Outcome, Page, RunInfo};
+use crate::api::{decimal, retry_hint, Outcome, Page, RunInfo};
 use crate::engine::RequestKind;
 
 #[wasm_bindgen]
@@ -127,7 +127,7 @@ fn results(body: &JsValue, row_key: Option<&str>) -> Read {
 fn next_page(next: &JsValue) -> Option<String> {
     let number = next.as_f64().filter(|n| n.fract() == 0.0 && *n >= 0.0);
     match number {
-        Some(page) => Some((page as u64).to_string()),
+        Some(page) => Some(decimal(page as u64)),
         None => next.as_string(),
     }
 }

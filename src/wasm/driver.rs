@@ -92,7 +92,8 @@ impl Session {
         self.engine.borrow().delivered()
     }
 
-    /// Requests sent so far.
+    /// Requests sent so far (`pollStep`'s result).
+    #[cfg(feature = "step-and-schedule")]
     pub fn requests(&self) -> u32 {
         self.engine.borrow().requests()
     }

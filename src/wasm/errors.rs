@@ -11,7 +11,18 @@ use crate::engine::{ConfigError, PollError};
 /// `TypeError("Expected `option` to be <expected> (got <value>)")`.
 pub fn invalid_option(option: &str, expected: &str, got: &JsValue) -> JsValue {
     let got = describe(option, got);
-    type_error(&format!("Expected `{option}` to be {expected} (got {got})"))
+    type_error(
+        &[
+            "Expected `",
+            option,
+            "` to be ",
+            expected,
+            " (got ",
+            &got,
+            ")",
+        ]
+        .concat(),
+    )
 }
 
 /// The engine's validation failure as a `TypeError` naming the option.
@@ -21,7 +32,7 @@ pub fn config_error(error: &ConfigError) -> JsValue {
     if error.message.starts_with("Expected `") {
         return type_error(&error.message);
     }
-    type_error(&format!("Invalid `{}`: {}", error.option, error.message))
+    type_error(&["Invalid `", error.option, "`: ", &error.message].concat())
 }
 
 /// A plain `TypeError` (wrong webhook payload and the like).
@@ -74,7 +85,7 @@ fn describe(option: &str, value: &JsValue) -> String {
     }
     if let Some(text) = value.as_string() {
         let cut: String = text.chars().take(40).collect();
-        return format!("\"{cut}\"");
+        return ["\"", &cut, "\""].concat();
     }
     js_string(value).unwrap_or_default()
 }

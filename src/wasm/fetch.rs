@@ -30,8 +30,6 @@ pub struct Connection {
     pub fetch: Option<Function>,
     /// `rowKey`: read `String(row[rowKey])` for the engine's de-duplication.
     pub row_key: Option<String>,
-    /// Per-request timeout of `scheduleWorkflow` (the engine gives its own with each request).
-    pub timeout_ms: u32,
 }
 
 /// The headers a retry hint may be read from.

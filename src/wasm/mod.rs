@@ -11,6 +11,9 @@
 //! - the exported API: [`poller`] (`JobPoller`, rows to the JS receiver that calls the
 //!   user's callbacks: js/delivery.js), [`step`] (`pollStep`, rows in the result) and
 //!   [`schedule`] (`scheduleWorkflow`).
+//!
+//! `step` and `schedule` are the feature `step-and-schedule` (on by default): a page that only
+//! polls loads a module built without them (docs/size.md).
 
 mod body;
 mod driver;
@@ -18,13 +21,16 @@ mod errors;
 mod fetch;
 mod interrupt;
 mod options;
-mod page;
 mod payloads;
 mod poller;
+#[cfg(feature = "step-and-schedule")]
 mod schedule;
+#[cfg(feature = "step-and-schedule")]
 mod step;
 mod webhook;
 
 pub use poller::{JobPoller, Receiver};
+#[cfg(feature = "step-and-schedule")]
 pub use schedule::schedule_workflow;
+#[cfg(feature = "step-and-schedule")]
 pub use step::poll_step;

@@ -123,7 +123,7 @@ pub fn common(options: &Options) -> Result<Common, JsValue> {
         None if cursor.is_undefined() => None,
         None => return Err(invalid_option("cursor", "a string", &cursor)),
     };
-    let mut connection = connection(options, config.timeout_ms)?;
+    let mut connection = connection(options)?;
     connection.row_key = row_key;
     Ok(Common {
         config,
@@ -134,12 +134,11 @@ pub fn common(options: &Options) -> Result<Common, JsValue> {
 }
 
 /// `headers`, `apiKey`, `projectId` and `fetch`: how requests are sent.
-pub fn connection(options: &Options, timeout_ms: u32) -> Result<Connection, JsValue> {
+pub fn connection(options: &Options) -> Result<Connection, JsValue> {
     Ok(Connection {
         headers: headers(options)?,
         fetch: function("fetch", options.get("fetch")?)?,
         row_key: None,
-        timeout_ms,
     })
 }
 
@@ -157,7 +156,7 @@ fn headers(options: &Options) -> Result<Object, JsValue> {
     // Set after the user's headers: the documented credentials win over a stray copy.
     if let Some(key) = string("apiKey", options.get("apiKey")?)? {
         headers
-            .set("Authorization", &format!("x-api-key {key}"))
+            .set("Authorization", &["x-api-key ", &key].concat())
             // The value is never echoed: it is a secret.
             .map_err(|_| type_error("Expected `apiKey` to be a valid header value"))?;
     }

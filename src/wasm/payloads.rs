@@ -107,6 +107,7 @@ impl Completion {
 }
 
 /// `pollStep`'s value: the round's rows and where to continue.
+#[cfg(feature = "step-and-schedule")]
 #[derive(Serialize)]
 pub struct StepResult {
     /// Every row this round delivered, in order.
@@ -126,6 +127,7 @@ pub struct StepResult {
 }
 
 /// `scheduleWorkflow`'s value.
+#[cfg(feature = "step-and-schedule")]
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Scheduled {

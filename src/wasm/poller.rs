@@ -2,7 +2,7 @@
 //! receiver (js/delivery.js), which calls the user's callbacks. The public `JobPoller` of
 //! the package is the JS class of js/poller.js around this one.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use futures_util::future::LocalBoxFuture;
@@ -13,7 +13,6 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::driver::{now_ms, Delivery, End, Session};
 use super::errors::{config_error, poll_error};
 use super::options::{budgets, common, hidden_interval, object, status_every, timer_ms, Options};
-use super::page;
 use super::payloads::{frozen, Batch, Completion, RunStatus};
 use super::webhook::webhook_event;
 use crate::api::RunInfo;
@@ -42,8 +41,6 @@ pub struct JobPoller {
     session: Rc<Session>,
     receiver: Rc<Receiver>,
     started: RefCell<Option<Promise>>,
-    /// The tab layer tells the visibility (`_pace`): the page's own is not watched.
-    paced: Cell<bool>,
 }
 
 impl Delivery for Receiver {
@@ -96,7 +93,6 @@ impl JobPoller {
             session: Rc::new(session),
             receiver: Rc::new(receiver),
             started: RefCell::new(None),
-            paced: Cell::new(false),
         })
     }
 
@@ -105,11 +101,9 @@ impl JobPoller {
     pub fn start(&self) -> Promise {
         let mut started = self.started.borrow_mut();
         let (session, receiver) = (self.session.clone(), self.receiver.clone());
-        let visibility = !self.paced.get();
         started
             .get_or_insert_with(|| {
                 future_to_promise(async move {
-                    let _page = page::watch(&session, visibility);
                     let end = session.run(&*receiver).await;
                     finish(&session, end)
                 })
@@ -137,12 +131,17 @@ impl JobPoller {
         Ok(())
     }
 
-    // Internal (js/tabs.js): hidden only when every tab sharing this poller is hidden; once
-    // told, before start(), the poller no longer watches its own page's visibility.
+    // Internal (js/page.js, js/tabs.js): the page is hidden (for a poller shared by tabs:
+    // every sharing tab is), or visible again.
     #[wasm_bindgen(js_name = _pace)]
     pub fn pace(&self, hidden: bool) {
-        self.paced.set(true);
         self.session.event(Event::Hidden(hidden));
+    }
+
+    // Internal (js/page.js): the runtime went offline, or online again.
+    #[wasm_bindgen(js_name = _online)]
+    pub fn online(&self, online: bool) {
+        self.session.event(Event::Online(online));
     }
 
     // Internal: rows delivered so far, including before the cursor it started from (the tab

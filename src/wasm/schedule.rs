@@ -31,6 +31,7 @@ pub fn schedule_workflow(connection: JsValue, workflow_uid: JsValue, body: JsVal
 
 struct Request {
     connection: Connection,
+    timeout_ms: u32,
     signal: Option<web_sys::AbortSignal>,
     base_url: String,
     url: String,
@@ -50,9 +51,10 @@ fn prepare(options: JsValue, workflow_uid: &JsValue, body: &JsValue) -> Result<R
         return Err(invalid_option("body", "a JSON-serialisable object", body));
     };
     Ok(Request {
-        connection: connection(&options, timeout_ms)?,
+        connection: connection(&options)?,
+        timeout_ms,
         signal: signal(&options)?,
-        url: format!("{base_url}/workflows/{uid}/schedule"),
+        url: [&base_url, "/workflows/", &uid, "/schedule"].concat(),
         base_url,
         body: text,
     })
@@ -65,14 +67,8 @@ async fn send(request: Request) -> Result<JsValue, JsValue> {
         Some(signal) => Some(interrupter.on_abort(signal)),
         None => None,
     };
-    let conn = &request.connection;
-    let sent = fetch::send(
-        conn,
-        "POST",
-        &request.url,
-        Some(&request.body),
-        conn.timeout_ms,
-    );
+    let (conn, body) = (&request.connection, Some(request.body.as_str()));
+    let sent = fetch::send(conn, "POST", &request.url, body, request.timeout_ms);
     match interrupts.until(Cut::Halt, Box::pin(sent)).await {
         Some(answer) => outcome(answer, &request),
         None => Err(request.signal.as_ref().map_or(JsValue::UNDEFINED, aborted)),
@@ -88,7 +84,7 @@ fn outcome(answer: Answer, request: &Request) -> Result<JsValue, JsValue> {
     let (status, body) = match answer {
         Answer::Http { status, body, .. } => (status, body.unwrap_or(JsValue::UNDEFINED)),
         Answer::Network(cause) | Answer::NotSent(cause) => {
-            let text = format!("{NO_RESPONSE_TEXT}; scheduling is not retried");
+            let text = [NO_RESPONSE_TEXT, "; scheduling is not retried"].concat();
             return Err(failure(ErrorCode::NetworkError, &text, None, Some(cause)));
         }
         Answer::Timeout => {

@@ -12,7 +12,8 @@ import { startDemoServer } from "../../scripts/start.mjs";
 import { launchBrowser, watchConsole } from "./browser-fixture.mjs";
 
 const API_KEY = "sk-lazy-load-test";
-const WASM = "**/pkg/captaindata_poller_bg.wasm";
+// The module a page loads to poll (pollStep and scheduleWorkflow load the whole one).
+const WASM = "**/pkg/captaindata_poller_poll_bg.wasm";
 
 // An app that renders at once and keeps the package's exports for the test to drive.
 const PAGE = `<!doctype html>
@@ -139,7 +140,7 @@ test("a .wasm answering 404: the app renders, start() rejects LOAD_FAILED naming
   assert.equal(outcome.code, "LOAD_FAILED");
   assert.ok(outcome.isClass, "a CaptainDataError instance");
   assert.equal(outcome.final, false, "not a final error of the run");
-  assert.match(outcome.message, /\/pkg\/captaindata_poller_bg\.wasm/);
+  assert.match(outcome.message, /\/pkg\/captaindata_poller_poll_bg\.wasm/);
   assert.match(outcome.message, /HTTP 404/);
   assert.deepEqual(await page.evaluate(() => window.__errors), ["LOAD_FAILED"], "onError got it once");
   assert.equal(demo.sim.stats(jobUid).log.length, 0);

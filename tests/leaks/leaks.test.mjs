@@ -14,7 +14,7 @@ import { createSim } from "../../sim/index.js";
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc");
 await preload();
-const wasmMemory = initSync().memory;
+const wasmMemory = Object.values(initSync()).find((value) => value instanceof WebAssembly.Memory);
 
 const API_KEY = "sk_test_leaks_Zr4k9";
 const PROJECT_ID = "sim-project";

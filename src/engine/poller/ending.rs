@@ -1,6 +1,5 @@
 //! The end of a run: the drain's re-reads of the tail, then completion or JOB_FAILED.
 
-use alloc::format;
 use alloc::string::String;
 
 use super::{Ending, Next};
@@ -15,7 +14,7 @@ impl Poller {
         let status = match ending {
             Ending::Succeeded(status) => status,
             Ending::Failed { status, message } => {
-                let mut text = format!("the run ended with status \"{status}\"");
+                let mut text = ["the run ended with status \"", &status, "\""].concat();
                 if let Some(m) = message {
                     text.push_str(": ");
                     text.push_str(&m);

@@ -1,6 +1,5 @@
 //! Following `paging.next` in each of its forms: a URL, a path, a query or a page number.
 
-use alloc::format;
 use alloc::string::String;
 
 use super::Next;
@@ -13,7 +12,7 @@ impl Poller {
     pub(super) fn follow(&mut self, next: &str, len: usize) {
         let base = self.config.base_url();
         let path = base.get(origin_prefix(base).len()..).unwrap_or_default();
-        let first = format!("{path}/jobs/{}/results", self.config.job_uid());
+        let first = [path, "/jobs/", self.config.job_uid(), "/results"].concat();
         let current = self.state.page.clone().unwrap_or(first);
         let location = match page_number(next) {
             Some(n) => self.numbered_page(&current, n),
