@@ -228,3 +228,47 @@ fn the_steady_cadence_is_jittered_by_seed_within_five_percent() {
     assert_ne!(a, b, "two clients started together do not poll in step");
     assert_eq!(a, intervals(1), "the same seed, the same cadence");
 }
+
+#[test]
+fn the_cadence_counts_from_the_start_of_each_tick() {
+    // Each request takes 150 ms: a tick's status and results reads do not push the next tick
+    // back, so ticks start an interval apart (jittered by up to 5 %), not interval + 300 ms.
+    let mut poller = Poller::new(config(), None, 0).unwrap();
+    let (mut now, mut reads, mut starts) = (0u64, 0usize, vec![]);
+    let mut tick_open = false;
+    while starts.len() < 20 {
+        match poller.next_action(now) {
+            Action::Fetch(req) => {
+                if !std::mem::replace(&mut tick_open, true) {
+                    starts.push(now);
+                }
+                now += 150;
+                let outcome = match req.kind {
+                    RequestKind::Results => {
+                        reads += 1;
+                        results(reads)
+                    }
+                    RequestKind::Run => running(reads as u64 + 1),
+                };
+                poller.handle(
+                    Event::Response {
+                        id: req.id,
+                        outcome,
+                    },
+                    now,
+                );
+            }
+            Action::Emit(_) => poller.handle(Event::BatchDone, now),
+            Action::Status { .. } => {}
+            Action::Sleep { ms, reason } => {
+                assert_eq!(reason, SleepReason::Interval);
+                tick_open = false;
+                now += u64::from(ms);
+                poller.handle(Event::TimerFired, now);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    let gaps: Vec<u64> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(gaps.iter().all(|g| (950..=1_050).contains(g)), "{gaps:?}");
+}

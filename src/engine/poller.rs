@@ -118,6 +118,8 @@ pub(super) struct State {
     absent_ms: u64,
     /// Results reads in a row that found nothing, since the last batch.
     misses: u32,
+    /// Gaps between batches the pace was learned from.
+    gaps: u32,
     /// The last batch came after this (the read before it that found nothing, or an
     /// interval before the read that found it).
     batch_after_ms: u64,
@@ -146,6 +148,11 @@ pub(super) struct State {
     /// left of it after the glue cancelled it for a webhook).
     sleep_until: u64,
     sleep_reason: SleepReason,
+    /// When the event being handled happened (the steady cadence counts from the tick's start).
+    event_ms: u64,
+    /// When the current tick sent its first request; `tick_open` until its interval sleep.
+    tick_started_ms: u64,
+    tick_open: bool,
     /// The page is hidden ([`Event::Hidden`]): the steady cadence slows down.
     hidden: bool,
     /// The runtime is offline ([`Event::Online`]): nothing is sent, no retry is spent.
@@ -214,6 +221,7 @@ impl State {
             period_ms: 0,
             absent_ms: 0,
             misses: 0,
+            gaps: 0,
             batch_after_ms: 0,
             count_behind: false,
             probes_left: lag::PROBES,
@@ -234,6 +242,9 @@ impl State {
             hint_error: None,
             sleep_until: now_ms,
             sleep_reason: SleepReason::Interval,
+            event_ms: now_ms,
+            tick_started_ms: now_ms,
+            tick_open: false,
             hidden: false,
             offline: false,
             // Another stream than the backoff's, from the same seed.
@@ -272,6 +283,7 @@ impl Poller {
         if s.done || s.wait == Wait::Over {
             return;
         }
+        s.event_ms = now_ms;
         match event {
             Event::Stop => _ = s.halt.get_or_insert(Halt::Stop),
             Event::Abort => _ = s.halt.get_or_insert(Halt::Abort),
@@ -371,6 +383,9 @@ impl Poller {
             return self.wait_for_event(now_ms);
         }
         let s = &mut self.state;
+        if !core::mem::replace(&mut s.tick_open, true) {
+            s.tick_started_ms = now_ms;
+        }
         let id = s.next_id;
         s.next_id = s.next_id.wrapping_add(1);
         s.requests = s.requests.saturating_add(1);
@@ -435,6 +450,7 @@ impl Poller {
         }
         if reason == SleepReason::Interval {
             s.tick_read = false;
+            s.tick_open = false;
         }
         s.next = Next::Fetch(then);
         s.wait = Wait::Timer;
@@ -782,7 +798,7 @@ impl Poller {
         match self.config.step_mode {
             true => Next::Yield,
             false => Next::Sleep {
-                ms: self.jittered_interval(),
+                ms: self.steady_interval(),
                 reason: SleepReason::Interval,
                 then,
             },

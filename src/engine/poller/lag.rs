@@ -3,8 +3,8 @@
 //!
 //! Captain Data processes inputs in batches, so rows come in bursts at a steady pace, and
 //! `row_count` may trail them. A status-guided tick reads the results when the count moved;
-//! when a read brings more rows than the count said, the count is behind and rows would wait
-//! for it. From then on the results are also read in a window of ticks where the next batch
+//! when a read brings rows the count did not announce at all, the count is behind and rows
+//! would wait for it. From then on the results are also read in a window of ticks where the next batch
 //! is due, whatever the count says. Everything is learned from the reads, in API time:
 //!
 //! - **Dating a batch.** It came after the last read that found nothing and at or before the
@@ -13,14 +13,16 @@
 //!   came no earlier than one pace after the batch before, give or take [`SLACK_PERCENT`]
 //!   of an interval: a batch found late so pulls the next window earlier, never later.
 //! - **The pace** is the gap between the earliest dates of successive batches, averaged
-//!   ([`PACE_MEMORY`]); the first one is the shortest gap the first two batches allow. Tick
-//!   times stretched by a busy machine only move the dates, which stay true bounds.
+//!   ([`PACE_MEMORY`]). Tick times stretched by a busy machine only move the dates, which
+//!   stay true bounds.
 //! - **The window** opens [`OPEN_LATE_PERCENT`] of an interval after the next batch's
 //!   earliest date (a batch that comes right at it waits that much longer; most reads before
-//!   it would find nothing) and closes after [`WINDOW_READS`] reads that found nothing: the
-//!   batch is then left to the count, which is never ignored.
-//! - Until the pace is known (the first two batches), the results are read on every tick
-//!   (the page holds one or two batches: a few KB).
+//!   it would find nothing) and closes once [`WINDOW_READS`] reads found nothing and an
+//!   interval has passed since the tick the batch was expected at (one pace after the last
+//!   batch was found): the batch is then left to the count, which is never ignored.
+//! - Until the pace is known ([`LEARNING_GAPS`] gaps, the first three batches), the results
+//!   are read on every tick (the page holds a few batches: a few tens of KB), as long as
+//!   fewer than [`QUIET_TICKS`] reads in a row found nothing.
 //!
 //! The count is waited for again once it announces rows that a read on the previous tick
 //! did not find: then it moved within an interval of the rows, as a read on every tick would.
@@ -30,7 +32,7 @@
 //! (empty, it costs a few bytes), and, a few times ([`PROBES`]), the results are read in the
 //! two intervals before a batch is due.
 
-use crate::engine::Poller;
+use crate::engine::{Poller, QUIET_TICKS};
 
 /// Probes allowed before the count is seen behind (each may download a tail page for
 /// nothing), renewed each time it is.
@@ -49,6 +51,9 @@ const WINDOW_READS: u32 = 3;
 /// Weight of the pace already learned against a new gap between batches.
 const PACE_MEMORY: u64 = 3;
 
+/// Gaps between batches learned (on every tick) before the pace is trusted.
+const LEARNING_GAPS: u32 = 2;
+
 impl Poller {
     /// At a status-guided tick (at `now_ms`) whose count says nothing new: whether the
     /// results are read anyway because a batch is due (see the module docs).
@@ -62,14 +67,17 @@ impl Poller {
         let Some(last) = s.batch_ms.filter(|_| s.offset > 0) else {
             return false;
         };
-        if s.period_ms == 0 {
-            return s.count_behind;
+        if s.gaps < LEARNING_GAPS {
+            return s.count_behind && s.misses <= QUIET_TICKS;
         }
         let interval = u64::from(self.config.interval_ms);
         match s.count_behind {
+            // Open until a batch is found, or both WINDOW_READS reads found nothing and the
+            // tick an interval after the one it was expected at has passed.
             true => {
                 let opens = s.batch_after_ms + s.period_ms + interval * OPEN_LATE_PERCENT / 100;
-                now_ms > opens && s.misses < WINDOW_READS
+                let expected = last + s.period_ms + interval;
+                now_ms > opens && (s.misses < WINDOW_READS || now_ms <= expected)
             }
             // On the ticks of the last two intervals before the count should move.
             false => {
@@ -102,8 +110,10 @@ impl Poller {
             s.misses = s.misses.saturating_add(1);
             return;
         }
+        // The count announced none of the rows this read found (not merely fewer: rows that
+        // come while the status is read are found by the read that follows it).
         let counted = s.last_run.as_ref().and_then(|r| r.row_count);
-        if counted.is_some_and(|n| n < s.offset) {
+        if counted.is_some_and(|n| n <= s.offset - s.poll_rows) {
             s.count_behind = true;
             s.probes_left = PROBES;
         }
@@ -111,14 +121,12 @@ impl Poller {
         let after = self.earliest_date();
         let s = &mut self.state;
         let first = s.offset == s.poll_rows;
-        if let Some(last) = s.batch_ms.filter(|_| !first) {
-            s.period_ms = match s.period_ms {
-                0 => after.saturating_sub(last),
-                pace => {
-                    let gap = after.saturating_sub(s.batch_after_ms);
-                    (pace * PACE_MEMORY + gap) / (PACE_MEMORY + 1)
-                }
-            };
+        if !first {
+            // A mean of the first gaps, then recent ones weigh more.
+            let gap = after.saturating_sub(s.batch_after_ms);
+            let weight = u64::from(s.gaps).min(PACE_MEMORY);
+            s.period_ms = (s.period_ms * weight + gap) / (weight + 1);
+            s.gaps = s.gaps.saturating_add(1);
         }
         s.batch_ms = Some(s.tick_ms);
         s.batch_after_ms = after;

@@ -16,6 +16,20 @@ impl Poller {
         self.state.jitter.between(low, interval + spread)
     }
 
+    /// The sleep until the next tick: [`Poller::jittered_interval`] from the start of this
+    /// tick, so its requests do not push every later tick back (the cadence is the interval,
+    /// not the interval plus the time requests take); at least half of it after a long tick
+    /// (retries, a long drain).
+    pub(super) fn steady_interval(&mut self) -> u64 {
+        let ms = self.jittered_interval();
+        let s = &self.state;
+        let spent = match s.tick_open {
+            true => s.event_ms.saturating_sub(s.tick_started_ms),
+            false => 0,
+        };
+        ms.saturating_sub(spent).max(ms / 2)
+    }
+
     /// The delay a sleep really takes: a steady-cadence sleep of a hidden page is stretched
     /// to `hidden_interval_ms`; `None` when hidden polling is paused.
     pub(super) fn paced(&self, ms: u64, reason: SleepReason) -> Option<u64> {
