@@ -25,8 +25,6 @@ const WASM_OPT_FLAGS = [
   "--enable-nontrapping-float-to-int",
   "--enable-sign-ext",
   "--enable-mutable-globals",
-  "--enable-reference-types",
-  "--enable-multivalue",
   "--enable-bulk-memory-opt",
   "--enable-call-indirect-overlong",
   // Repeat passes until nothing shrinks, and drop sections no runtime reads.
@@ -62,6 +60,10 @@ const NIGHTLY_RUSTFLAGS = [
   "-Zlocation-detail=none",
   // `{:?}` prints nothing: the derives stay (tests and native use them), their code goes.
   "-Zfmt-debug=none",
+  // No reference types or multi-value (on by default for this target): wasm-bindgen then keeps
+  // JS values in its glue's table, not in an externref table with a shim per export and
+  // import (−1.4 KB wasm, +0.3 KB glue, gzip).
+  "-Ctarget-feature=-reference-types,-multivalue",
 ];
 
 /**
@@ -167,14 +169,15 @@ async function minifyGlue({ glue: glueFile }) {
  * relative imports (`./extras.js`, `../pkg/…`) resolve the same way from either folder. js/
  * stays the readable source (the demo and the worker tests load it as is). The browser entry is
  * one file, bundled with the modules it reaches and wasm-bindgen's glue: one request and one
- * compressed stream for a page (docs/size.md).
+ * compressed stream for a page (docs/size.md); so is the tab-sharing module it loads when a
+ * second tab shares a run.
  */
 async function minifyEntries() {
   rmSync(path.join(root, ENTRY_DIR), { recursive: true, force: true });
   mkdirSync(path.join(root, ENTRY_DIR));
   for (const name of readdirSync(path.join(root, "js")).filter((f) => f.endsWith(".js"))) {
     try {
-      const code = name === BROWSER_ENTRY ? await bundle(name) : await minify(name);
+      const code = BUNDLED.includes(name) ? await bundle(name) : await minify(name);
       writeFileSync(path.join(root, ENTRY_DIR, name), code);
     } catch (err) {
       throw new StepError("minify entries", `could not bundle or minify js/${name}: ${err.message}`);
@@ -183,6 +186,7 @@ async function minifyEntries() {
 }
 
 const BROWSER_ENTRY = "browser.js";
+const BUNDLED = [BROWSER_ENTRY, "tabs-shared.js"];
 
 const minify = (name) => minified(readFileSync(path.join(root, "js", name), "utf8"));
 
@@ -204,15 +208,12 @@ const glueUrlFromDist = {
   },
 };
 
-// The whole module's glue stays a file of its own: loaded by the browser entry only when a
-// page first calls pollStep or scheduleWorkflow.
-const wholeGlueApart = {
-  name: "whole-glue-apart",
+// What a bundle imports dynamically stays a file of its own, loaded only when needed: the whole
+// module's glue (a page's first pollStep or scheduleWorkflow), the tab-sharing module.
+const dynamicApart = {
+  name: "dynamic-imports-apart",
   setup(build) {
-    const whole = `../${filesOf(MODULES[0]).glue}`;
-    build.onResolve({ filter: /^\.\.\/pkg\// }, ({ path: spec, kind }) =>
-      spec === whole && kind === "dynamic-import" ? { path: spec, external: true } : undefined,
-    );
+    build.onResolve({ filter: /^\.\.?\// }, ({ path: spec, kind }) => (kind === "dynamic-import" ? { path: spec, external: true } : undefined));
   },
 };
 
@@ -224,7 +225,7 @@ async function bundle(name) {
     bundle: true,
     write: false,
     platform: "neutral",
-    plugins: [wholeGlueApart, glueUrlFromDist],
+    plugins: [dynamicApart, glueUrlFromDist],
   });
   return minified(result.outputFiles[0].text);
 }
