@@ -86,10 +86,10 @@ export class SharedPoller {
     const { signal, maxRequests, maxDurationMs } = this.#options;
     const { name, kept, requests = 0, startedAt = Date.now() } = this.#from;
     const [offset, cursor] = [this.#probe._offset, this.#probe.cursor];
-    if (signal?.aborted) throw abortedError(signal.reason);
-    if (this.#stopped) {
-      this.#from.lock?.();
+    if (signal?.aborted || this.#stopped) {
+      this.#from.lock?.(); // what this tab held alone
       this.#from.channel?.close();
+      if (signal?.aborted) throw abortedError(signal.reason);
       return this.#settle.resolve(Object.freeze({ status: "stopped", totalResults: offset, requests, durationMs: 0, cursor }));
     }
     const id = crypto.randomUUID();
