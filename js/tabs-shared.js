@@ -12,9 +12,9 @@ import { TabProtocol } from "./tab-protocol.js";
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const noop = () => {};
 
-/** The engine's words for a consumer that failed (src/engine/poller.rs). */
+/** The engine's words for a consumer that failed, word for word (src/engine/poller.rs). */
 function callbackFailed(from, to, cause) {
-  const text = `the consumer of rows ${from}..${to} (onBatch or the iterator) failed; the cursor stays before them: a poller resumed from it delivers them again`;
+  const text = `onBatch (or the iterator) failed on rows ${from}..${to}; the cursor stays before them`;
   return new CaptainDataError("CALLBACK_FAILED", text, { cause });
 }
 
