@@ -110,8 +110,7 @@ async function cargoBuild(features) {
  * `--minify-imports-and-exports-and-modules`), and the glue's references to them with the map it
  * prints. wasm-bindgen names each import `__wbg_<name>_<16-hex hash>` and each closure export
  * after its full Rust type (up to 250 characters): written twice, once in the wasm and once in
- * the glue, and hashes do not compress. Run on the glue before esbuild, where every export is
- * read as `wasm.<name>` and every import is a key `<name>:` of the imports object.
+ * the glue, and hashes do not compress.
  */
 async function minifyNames({ wasm: wasmFile, glue: glueFile }) {
   const wasmOpt = path.join(root, "node_modules", ".bin", "wasm-opt");
@@ -123,8 +122,19 @@ async function minifyNames({ wasm: wasmFile, glue: glueFile }) {
   } catch (err) {
     throw new StepError("minify names", `wasm-opt printed no map of the new names: ${err.message}`);
   }
+  // The module each import now comes from (binaryen's map names only the old one).
+  const imports = WebAssembly.Module.imports(new WebAssembly.Module(readFileSync(path.join(root, wasmFile))));
+  const moduleOf = new Map(imports.map((i) => [i.name, i.module]));
   const file = path.join(root, glueFile);
-  let glue = readFileSync(file, "utf8");
+  writeFileSync(file, renamedGlue(readFileSync(file, "utf8"), map, moduleOf, glueFile));
+}
+
+/**
+ * The glue with the new names, before it is minified: there every export is read as
+ * `wasm.<name>` and every import is a key `<name>:` of the imports object. Fails when an import
+ * is not found, or when the glue reads an export the map does not rename.
+ */
+function renamedGlue(glue, map, moduleOf, glueFile) {
   const replace = (pattern, to, name) => {
     const next = glue.replace(pattern, () => to); // a function: a new name may hold `$`
     if (next === glue && name) throw new StepError("minify names", `${glueFile} never names ${name}`);
@@ -132,8 +142,6 @@ async function minifyNames({ wasm: wasmFile, glue: glueFile }) {
   };
   // Some exports are for other hosts (wasm-bindgen's own hooks): not every one is in the glue.
   for (const [from, to] of map.exports) replace(new RegExp(`\\bwasm\\.${from}\\b`, "g"), `wasm.${to}`);
-  // The module each import now comes from (binaryen's map names only the old one).
-  const moduleOf = new Map(WebAssembly.Module.imports(new WebAssembly.Module(readFileSync(path.join(root, wasmFile)))).map((i) => [i.name, i.module]));
   const modules = new Map();
   for (const [module, from, to] of map.imports) {
     replace(new RegExp(`(?<=^\\s*)${from}(?=:)`, "m"), to, `the import ${from}`);
@@ -143,7 +151,7 @@ async function minifyNames({ wasm: wasmFile, glue: glueFile }) {
   const exported = new Set(map.exports.map(([, to]) => to));
   const unknown = [...glue.matchAll(/\bwasm\.([\w$]+)/g)].map((m) => m[1]).filter((name) => !exported.has(name));
   if (unknown.length) throw new StepError("minify names", `${glueFile} reads exports the map does not rename: ${[...new Set(unknown)].join(", ")}`);
-  writeFileSync(file, glue);
+  return glue;
 }
 
 /**
