@@ -3,7 +3,8 @@
 // the page renders without waiting for it, and keeps working if it cannot be loaded.
 // Two modules: the one a JobPoller runs on, and the whole one, with pollStep and
 // scheduleWorkflow too, loaded (with its glue) only when a page first calls one of them.
-import init, * as glue from "../pkg/captaindata_poller_poll.js";
+// Named imports, not `* as`: the bundle then leaves out what a page never calls (initSync).
+import init, { JobPoller as WasmJobPoller, classifyWebhook as classify } from "../pkg/captaindata_poller_poll.js";
 import { createApi } from "./poller.js";
 import { shareAcrossTabs, sharingRole } from "./tabs.js";
 
@@ -18,6 +19,11 @@ async function fetchWasm(url) {
   return response;
 }
 
+async function loadPoll() {
+  await init({ module_or_path: fetchWasm(POLL_WASM_URL) });
+  return { JobPoller: WasmJobPoller, classifyWebhook: classify };
+}
+
 async function loadWhole() {
   const whole = await import("../pkg/captaindata_poller.js");
   await whole.default({ module_or_path: fetchWasm(WHOLE_WASM_URL) });
@@ -26,7 +32,7 @@ async function loadWhole() {
 
 // Tabs of one origin polling the same run share one poller (js/tabs.js).
 export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook } = createApi({
-  poll: { load: async () => (await init({ module_or_path: fetchWasm(POLL_WASM_URL) }), glue), source: POLL_WASM_URL.href },
+  poll: { load: loadPoll, source: POLL_WASM_URL.href },
   whole: { load: loadWhole, source: WHOLE_WASM_URL.href },
   share: shareAcrossTabs,
   roleOf: sharingRole,

@@ -77,6 +77,11 @@ export class Delivery {
     else if (summary.status !== "stopped") this.#fire("onComplete", summary);
   }
 
+  /** This tab's part in a poller shared by tabs changed (js/tabs.js): `onRoleChange`. */
+  role(role, tabs) {
+    this.#fire("onRoleChange", Object.freeze({ role, tabs }));
+  }
+
   /** A callback's failure that does not end the poll: `onCallbackError`, else console.error. */
   report(error, name) {
     const { onCallbackError } = this.#options;

@@ -33,11 +33,9 @@
 
 import { isFinalError } from "./error-codes.js";
 import { CaptainDataError } from "./errors.js";
+import { LOG_ROWS, MAX_AHEAD } from "./tab-limits.js";
 
-/** Rows a tab keeps after delivering them, to answer a tab that joins late. */
-export const LOG_ROWS = 1000;
-/** Undelivered rows a tab accepts from the channel; beyond, it reads them later itself. */
-export const MAX_AHEAD = 2000;
+export { LOG_ROWS, MAX_AHEAD };
 
 /** The contiguous rows a tab knows: [base, end), with the cursor after `end`. */
 class RowLog {
@@ -128,6 +126,7 @@ export class TabProtocol {
   #pollAgain = null; // a reader to start once the stopping poller has ended
   #requests = 0; // requests of this tab's ended pollers
   #startedAt = 0;
+  #since; // the start() of a tab that polled alone before
   #hidden = false;
   #tabs = new Map(); // other tab id → hidden
   #paced = null; // the pace last given to the poller
@@ -137,10 +136,17 @@ export class TabProtocol {
   #out = [];
   #now = 0;
 
-  constructor({ id, offset, cursor, maxRequests, maxDurationMs, logRows = LOG_ROWS, maxAhead = MAX_AHEAD }) {
+  /**
+   * A tab that polled the run alone before (js/tabs.js) brings `kept`, its last delivered rows
+   * (those before `offset`), `requests`, what it sent, and `startedAt`, when its start() was.
+   */
+  constructor({ id, offset, cursor, kept = [], requests = 0, startedAt, maxRequests, maxDurationMs, logRows = LOG_ROWS, maxAhead = MAX_AHEAD }) {
     this.#id = id;
     this.#options = { maxRequests, maxDurationMs, logRows, maxAhead };
-    this.#log = new RowLog(offset, cursor);
+    this.#log = new RowLog(offset - kept.length, cursor);
+    this.#log.accept(offset - kept.length, kept, cursor);
+    this.#requests = requests;
+    this.#since = startedAt;
     this.delivered = this.#known = offset;
     this.cursor = cursor;
   }
@@ -164,7 +170,7 @@ export class TabProtocol {
   #on(event) {
     switch (event.type) {
       case "start":
-        this.#startedAt = this.#now;
+        this.#startedAt = this.#since ?? this.#now;
         this.#hidden = Boolean(event.hidden);
         this.#post({ type: "tab", from: this.#id, hidden: this.#hidden, hello: true });
         return this.#emit({ type: "lock" });

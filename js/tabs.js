@@ -1,23 +1,22 @@
-// Tabs of one origin polling the same run share one poller (browsers only): the browser side
-// of the protocol in js/tab-protocol.js. A Web Lock elects the leader, a BroadcastChannel
-// carries the messages, the page reports its visibility; this file performs the protocol's
-// effects and decides nothing. Rows, statuses and the outcome reach this tab's callbacks
-// through `delivery` (js/delivery.js), as they do for a poller running alone.
+// Tabs of one origin polling the same run share one poller (browsers only). A tab that is the
+// only one polling its run needs none of the protocol: it holds the run's Web Lock, polls with
+// its own wasm poller and listens on the run's channel. The protocol and its glue
+// (js/tabs-shared.js around js/tab-protocol.js) are loaded once another tab shares the run: at
+// once when the lock is held already, or when the other tab's first message arrives; this tab
+// then hands over what it has (the lock, the channel, its cursor, its last rows, its budgets
+// so far) and goes on as the leader. A page polling one run alone never downloads them.
 
+import { CaptainDataError } from "./errors.js";
 import { describe } from "./delivery.js";
-import { abortedError, CaptainDataError } from "./errors.js";
 import { watchPage } from "./page.js";
-import { TabProtocol } from "./tab-protocol.js";
-
-const MAX_TIMER_MS = 2 ** 31 - 1;
-const noop = () => {};
+import { LOG_ROWS } from "./tab-limits.js";
 
 /**
  * The sharing hook of the public JobPoller (js/poller.js): a shared poller for `options`, or
  * null (no Web Locks, BroadcastChannel or SubtleCrypto, or `shareAcrossTabs: false`).
  */
 export function shareAcrossTabs(options, { WasmJobPoller, delivery }) {
-  return sharingRole(options) === "alone" ? null : new SharedPoller(options, WasmJobPoller, delivery);
+  return sharingRole(options) === "alone" ? null : new FirstTab(options, WasmJobPoller, delivery);
 }
 
 /** Checks this layer's two options; the role of a poller until it joins the others. */
@@ -47,263 +46,161 @@ async function shareName({ baseUrl = "", jobUid, apiKey, projectId, headers, row
   return `captaindata-poller/2 ${base} ${jobUid} ${hex}`;
 }
 
-/** The engine's words for a consumer that failed (src/engine/poller.rs). */
-function callbackFailed(from, to, cause) {
-  const text = `the consumer of rows ${from}..${to} (onBatch or the iterator) failed; the cursor stays before them: a poller resumed from it delivers them again`;
-  return new CaptainDataError("CALLBACK_FAILED", text, { cause });
+/** The lock `name` if it is free: `{ release }`, else null (another tab holds it). */
+function holdLock(name) {
+  return new Promise((resolve) => {
+    const ask = (lock) => {
+      if (!lock) return resolve(null);
+      return new Promise((release) => resolve({ release })); // held until release()
+    };
+    // Locks refused (a sandboxed frame): this tab leads alone, as the protocol's glue does.
+    navigator.locks.request(name, { ifAvailable: true }, ask).catch(() => resolve({ release: () => {} }));
+  });
 }
 
-class SharedPoller {
+/** The protocol's glue, loaded when a second tab shares the run. */
+async function loadShared() {
+  try {
+    return await import("./tabs-shared.js");
+  } catch (cause) {
+    throw new CaptainDataError("LOAD_FAILED", `could not load the tab-sharing module: ${cause?.message ?? cause}`, { cause });
+  }
+}
+
+/** This tab's poller of a run it may share, while no other tab does (see the file's head). */
+class FirstTab {
   #options;
   #Wasm;
   #delivery;
-  #probe; // validated the options; never started: its cursor and offset are where this tab starts
-  #tab = null; // the protocol
-  #events = []; // events are handled one at a time, even when a callback calls back in
-  #busy = false;
-  #poller = null; // this tab's wasm poller, when the protocol runs one
-  #waiting = []; // the poller's batches waiting for this tab's consumer (backpressure)
-  #settle = null;
+  #poller; // this tab's wasm poller while alone; it validated the options
+  #shared = null; // the protocol's poller, once another tab shares the run
+  #role = "follower";
   #started = null;
   #stopped = false;
-  #channel = null;
-  #lock = noop; // asks for the lock: leads at once when it is free, else waits in line
-  #release = noop; // lets go of the lock, the lock request, listeners and timers
+  #messages = null; // handing over: what the channel brought meanwhile
+  #webhooks = []; // handing over: for the protocol's poller
+  #kept = []; // the last rows delivered while alone (at most LOG_ROWS), ending at #keptEnd
+  #keptEnd = 0;
 
   constructor(options, Wasm, delivery) {
     this.#options = options;
     this.#Wasm = Wasm;
     this.#delivery = delivery;
-    this.#probe = new Wasm(options, delivery);
+    const receiver = {
+      batch: (batch) => {
+        this.#keep(batch);
+        return delivery.batch(batch);
+      },
+      status: (run) => delivery.status(run),
+    };
+    this.#poller = new Wasm(options, receiver);
   }
 
   get role() {
-    return this.#tab?.role ?? "follower";
+    return this.#shared?.role ?? this.#role;
   }
 
   get cursor() {
-    return this.#tab?.cursor ?? this.#probe.cursor;
+    return this.#shared?.cursor ?? this.#poller.cursor;
   }
 
   start() {
-    this.#started ??= new Promise((resolve, reject) => {
-      this.#settle = { resolve, reject };
-      this.#join().catch(reject);
-    });
+    this.#started ??= this.#run();
     return this.#started;
   }
 
   stop() {
     this.#stopped = true;
-    this.#send({ type: "stop" });
+    if (this.#shared) this.#shared.stop();
+    else this.#poller.stop();
   }
 
   webhookReceived(payload) {
-    this.#probe.webhookReceived(payload); // the crate's checks: an object, this run's job_uid
-    this.#send({ type: "webhook", payload });
+    if (this.#shared) return this.#shared.webhookReceived(payload);
+    this.#poller.webhookReceived(payload); // the crate's checks, and a hint while alone
+    if (this.#messages) this.#webhooks.push(payload);
+    return undefined;
   }
 
   free() {
     this.stop();
-    this.#probe.free();
+    this.#shared?.free();
+    this.#poller?.free();
+    this.#poller = null;
   }
 
-  async #join() {
-    const { signal, maxRequests, maxDurationMs } = this.#options;
+  async #run() {
     const name = await shareName(this.#options);
-    const [offset, cursor] = [this.#probe._offset, this.#probe.cursor];
-    if (signal?.aborted) throw abortedError(signal.reason);
+    // Stopped or aborted already: the wasm poller says "stopped" or ABORTED itself.
+    if (this.#stopped || this.#options.signal?.aborted) return this.#poller.start();
+    const lock = await holdLock(name);
+    if (!lock) return this.#share({ name }); // another tab leads: follow it
     if (this.#stopped) {
-      return this.#settle.resolve(Object.freeze({ status: "stopped", totalResults: offset, requests: 0, durationMs: 0, cursor }));
+      lock.release();
+      return this.#poller.start();
     }
-    this.#tab = new TabProtocol({ id: crypto.randomUUID(), offset, cursor, maxRequests, maxDurationMs });
-    this.#channel = new BroadcastChannel(name);
-    this.#channel.onmessage = ({ data }) => this.#send({ type: "message", data });
-    const unlock = this.#lockOn(name);
-    const unlisten = this.#listen();
-    this.#release = () => {
-      this.#channel.close();
-      unlock();
-      unlisten();
-    };
-    const early = this.#events.splice(0); // webhooks received before start()
-    this.#send({ type: "start", hidden: Boolean(globalThis.document?.hidden) });
-    for (const event of early) this.#send(event);
-    return undefined;
-  }
-
-  /**
-   * Makes `#lock` ask for the Web Lock `name`: `lock` when it is free (or when locks are
-   * refused, in a sandboxed frame: this tab then leads alone), else `queued` and a place in
-   * line. Returns what gives up the lock and the place in line.
-   */
-  #lockOn(name) {
-    const { locks } = navigator;
-    const inLine = new AbortController();
-    let unlock = noop;
-    const hold = () => {
-      const held = new Promise((resolve) => (unlock = resolve)); // before the protocol may let go
-      this.#send({ type: "lock" });
-      return held;
-    };
-    const ask = (lock) => {
-      if (lock) return hold();
-      if (inLine.signal.aborted) return undefined;
-      this.#send({ type: "queued" });
-      locks.request(name, { signal: inLine.signal }, hold).catch(noop);
-      return undefined;
-    };
-    this.#lock = () => locks.request(name, { ifAvailable: true }, ask).catch(() => this.#send({ type: "lock" }));
-    return () => {
-      inLine.abort();
-      unlock();
-    };
-  }
-
-  /**
-   * The page's visibility and unload (a Web Worker has neither: it counts as visible), the
-   * signal, this tab's maxDurationMs; returns what removes the listeners and the timer.
-   */
-  #listen() {
-    const { signal, maxDurationMs } = this.#options;
-    const page = globalThis.document ?? new EventTarget();
-    const visibility = () => this.#send({ type: "visibility", hidden: page.hidden });
-    const unload = () => this.#send({ type: "unload" });
-    const abort = () => this.#send({ type: "abort", error: abortedError(signal.reason) });
-    const timeout = () => this.#send({ type: "timeout" });
-    page.addEventListener("visibilitychange", visibility);
-    addEventListener("pagehide", unload);
-    signal?.addEventListener("abort", abort);
-    const timer = maxDurationMs === undefined ? null : setTimeout(timeout, Math.min(maxDurationMs, MAX_TIMER_MS));
-    return () => {
-      page.removeEventListener("visibilitychange", visibility);
-      removeEventListener("pagehide", unload);
-      signal?.removeEventListener("abort", abort);
-      clearTimeout(timer);
-    };
-  }
-
-  /** Hands an event to the protocol and performs what it says, in order. */
-  #send(event) {
-    if (!this.#tab && event.type !== "webhook") return;
-    this.#events.push(event);
-    if (!this.#tab) return;
-    if (this.#busy) return;
-    this.#busy = true;
+    const startedAt = Date.now();
+    const channel = new BroadcastChannel(name);
+    channel.onmessage = ({ data }) => this.#handOver(data);
+    this.#role = "leader";
+    this.#delivery.role("leader", 1);
+    const unwatch = watchPage(this.#poller);
+    let outcome;
     try {
-      while (this.#events.length > 0) {
-        for (const effect of this.#tab.handle(this.#events.shift(), Date.now())) this.#perform(effect);
-      }
+      outcome = { summary: await this.#poller.start() };
+    } catch (error) {
+      outcome = { error };
     } finally {
-      this.#busy = false;
-    }
-    this.#wake();
-  }
-
-  #perform(effect) {
-    switch (effect.type) {
-      case "post":
-        return this.#channel.postMessage(effect.message);
-      case "lock":
-        return this.#lock();
-      case "poll":
-        return this.#poll(effect);
-      case "stopPoll":
-        this.#poller?.stop();
-        return this.#wake(true);
-      case "pace":
-        return this.#poller?._pace(effect.hidden);
-      case "webhook":
-        return this.#poller?.webhookReceived(effect.payload);
-      case "deliver":
-        return this.#deliver(effect.batch);
-      case "status":
-        return this.#delivery.status(Object.freeze({ ...effect.run }));
-      case "role":
-        return this.#tell(effect);
-      case "release":
-        return this.#release();
-      case "end":
-        return this.#end(effect.outcome);
-      default:
-        return undefined;
-    }
-  }
-
-  /** This tab's wasm poller, from the protocol's cursor with what is left of its budgets. */
-  #poll({ cursor, maxRequests, maxDurationMs }) {
-    const options = { ...this.#options, cursor, maxRequests, maxDurationMs, signal: undefined };
-    const receiver = {
-      batch: (batch) => this.#polled(poller, batch),
-      status: (run) => poller === this.#poller && this.#send({ type: "polledStatus", run }),
-    };
-    let poller;
-    try {
-      poller = new this.#Wasm(options, receiver);
-    } catch (error) {
-      return this.#events.push({ type: "pollEnded", error }); // a budget the wasm refuses: this tab's end
-    }
-    this.#poller = poller;
-    const unwatch = watchPage(poller, { visibility: false }); // online/offline; the protocol paces
-    const ended = (outcome) => {
       unwatch();
-      if (this.#poller === poller) this.#poller = null;
-      poller.free();
-      this.#send({ type: "pollEnded", ...outcome });
-    };
-    // Started once the protocol's effects are done (its pace comes right after this one).
-    queueMicrotask(() => poller.start().then((summary) => ended({ summary }), (error) => ended({ error })));
-  }
-
-  /** A batch of this tab's poller: the poller goes on once this tab has delivered it. */
-  #polled(poller, batch) {
-    if (poller !== this.#poller) return undefined;
-    this.#send({ type: "polled", batch });
-    const end = batch.offset + batch.results.length;
-    if (this.#tab.delivered >= end || this.#tab.ended) return undefined;
-    return new Promise((resolve) => this.#waiting.push({ end, resolve }));
-  }
-
-  #wake(all = false) {
-    const { delivered, ended } = this.#tab;
-    this.#waiting = this.#waiting.filter(({ end, resolve }) => {
-      if (!all && !ended && end > delivered) return true;
-      resolve();
-      return false;
-    });
-  }
-
-  /**
-   * Through the same delivery as a lone poller: onBatch, then the iterator (backpressure). As
-   * there, a batch taken at once counts as delivered before what its callback did (a stop()
-   * in onBatch keeps it); a stop() while its promise is pending waits for it: it counts if the
-   * promise fulfils and stays before the cursor if it rejects.
-   */
-  #deliver({ offset, results, cursor }) {
-    const end = offset + results.length;
-    const done = { type: "delivered", offset: end, cursor };
-    const failed = (cause) => ({ type: "deliveryFailed", error: callbackFailed(offset, end, cause) });
-    let taken;
-    try {
-      taken = this.#delivery.batch(Object.freeze({ results, offset, cursor }));
-    } catch (cause) {
-      return this.#events.unshift(failed(cause));
     }
-    if (!taken) return this.#events.unshift(done); // handled next, before what the callback sent
-    return taken.then(() => this.#send(done), (cause) => this.#send(failed(cause)));
+    const { summary, error } = outcome;
+    if (this.#messages && !this.#stopped && summary?.status === "stopped") {
+      const [messages, requests] = [this.#messages, summary.requests];
+      const kept = this.#keptBefore(this.#poller._offset);
+      return this.#share({ name, lock: lock.release, channel, messages, kept, requests, startedAt });
+    }
+    channel.close();
+    lock.release();
+    if (error) throw error;
+    return summary;
   }
 
-  #tell({ role, tabs }) {
+  /** Another tab spoke on the run's channel: this tab stops polling alone to share the run. */
+  #handOver(data) {
+    if (this.#messages) return void this.#messages.push(data);
+    this.#messages = [data];
+    this.#poller.stop(); // a batch in hand is finished first; start() then says "stopped"
+  }
+
+  /** The protocol's poller, from where this tab's own poller stopped, takes over. */
+  async #share(from) {
+    let SharedPoller;
     try {
-      const told = this.#options.onRoleChange?.(Object.freeze({ role, tabs }));
-      told?.then?.(undefined, (error) => this.#delivery.report(error, "onRoleChange"));
+      ({ SharedPoller } = await loadShared());
     } catch (error) {
-      this.#delivery.report(error, "onRoleChange");
+      from.channel?.close();
+      from.lock?.();
+      throw error;
     }
+    const options = { ...this.#options, cursor: this.#poller.cursor };
+    this.#shared = new SharedPoller(options, this.#Wasm, this.#delivery, from);
+    this.#poller.free();
+    this.#poller = null;
+    for (const payload of this.#webhooks.splice(0)) this.#shared.webhookReceived(payload);
+    if (this.#stopped) this.#shared.stop();
+    return this.#shared.start();
   }
 
-  #end({ summary, stopped, error }) {
-    if (error) this.#settle.reject(error);
-    else this.#settle.resolve(Object.freeze(summary ?? stopped));
+  #keep({ offset, results }) {
+    if (offset !== this.#keptEnd) this.#kept = [];
+    this.#kept.push(...results);
+    this.#keptEnd = offset + results.length;
+    if (this.#kept.length > LOG_ROWS) this.#kept.splice(0, this.#kept.length - LOG_ROWS);
+  }
+
+  /** The kept rows before `offset` (a batch refused or not finished is not delivered). */
+  #keptBefore(offset) {
+    const extra = this.#keptEnd - offset;
+    return extra < 0 ? [] : this.#kept.slice(0, Math.max(0, this.#kept.length - extra));
   }
 }

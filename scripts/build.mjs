@@ -25,8 +25,6 @@ const WASM_OPT_FLAGS = [
   "--enable-nontrapping-float-to-int",
   "--enable-sign-ext",
   "--enable-mutable-globals",
-  "--enable-reference-types",
-  "--enable-multivalue",
   "--enable-bulk-memory-opt",
   "--enable-call-indirect-overlong",
   // Repeat passes until nothing shrinks, and drop sections no runtime reads.
@@ -62,6 +60,10 @@ const NIGHTLY_RUSTFLAGS = [
   "-Zlocation-detail=none",
   // `{:?}` prints nothing: the derives stay (tests and native use them), their code goes.
   "-Zfmt-debug=none",
+  // No reference types or multi-value (on by default for this target): wasm-bindgen then keeps
+  // JS values in its glue's table, not in an externref table with a shim per export and
+  // import (−1.4 KB wasm, +0.3 KB glue, gzip).
+  "-Ctarget-feature=-reference-types,-multivalue",
 ];
 
 /**
@@ -108,8 +110,7 @@ async function cargoBuild(features) {
  * `--minify-imports-and-exports-and-modules`), and the glue's references to them with the map it
  * prints. wasm-bindgen names each import `__wbg_<name>_<16-hex hash>` and each closure export
  * after its full Rust type (up to 250 characters): written twice, once in the wasm and once in
- * the glue, and hashes do not compress. Run on the glue before esbuild, where every export is
- * read as `wasm.<name>` and every import is a key `<name>:` of the imports object.
+ * the glue, and hashes do not compress.
  */
 async function minifyNames({ wasm: wasmFile, glue: glueFile }) {
   const wasmOpt = path.join(root, "node_modules", ".bin", "wasm-opt");
@@ -121,8 +122,19 @@ async function minifyNames({ wasm: wasmFile, glue: glueFile }) {
   } catch (err) {
     throw new StepError("minify names", `wasm-opt printed no map of the new names: ${err.message}`);
   }
+  // The module each import now comes from (binaryen's map names only the old one).
+  const imports = WebAssembly.Module.imports(new WebAssembly.Module(readFileSync(path.join(root, wasmFile))));
+  const moduleOf = new Map(imports.map((i) => [i.name, i.module]));
   const file = path.join(root, glueFile);
-  let glue = readFileSync(file, "utf8");
+  writeFileSync(file, renamedGlue(readFileSync(file, "utf8"), map, moduleOf, glueFile));
+}
+
+/**
+ * The glue with the new names, before it is minified: there every export is read as
+ * `wasm.<name>` and every import is a key `<name>:` of the imports object. Fails when an import
+ * is not found, or when the glue reads an export the map does not rename.
+ */
+function renamedGlue(glue, map, moduleOf, glueFile) {
   const replace = (pattern, to, name) => {
     const next = glue.replace(pattern, () => to); // a function: a new name may hold `$`
     if (next === glue && name) throw new StepError("minify names", `${glueFile} never names ${name}`);
@@ -130,8 +142,6 @@ async function minifyNames({ wasm: wasmFile, glue: glueFile }) {
   };
   // Some exports are for other hosts (wasm-bindgen's own hooks): not every one is in the glue.
   for (const [from, to] of map.exports) replace(new RegExp(`\\bwasm\\.${from}\\b`, "g"), `wasm.${to}`);
-  // The module each import now comes from (binaryen's map names only the old one).
-  const moduleOf = new Map(WebAssembly.Module.imports(new WebAssembly.Module(readFileSync(path.join(root, wasmFile)))).map((i) => [i.name, i.module]));
   const modules = new Map();
   for (const [module, from, to] of map.imports) {
     replace(new RegExp(`(?<=^\\s*)${from}(?=:)`, "m"), to, `the import ${from}`);
@@ -141,7 +151,7 @@ async function minifyNames({ wasm: wasmFile, glue: glueFile }) {
   const exported = new Set(map.exports.map(([, to]) => to));
   const unknown = [...glue.matchAll(/\bwasm\.([\w$]+)/g)].map((m) => m[1]).filter((name) => !exported.has(name));
   if (unknown.length) throw new StepError("minify names", `${glueFile} reads exports the map does not rename: ${[...new Set(unknown)].join(", ")}`);
-  writeFileSync(file, glue);
+  return glue;
 }
 
 /**
@@ -167,14 +177,15 @@ async function minifyGlue({ glue: glueFile }) {
  * relative imports (`./extras.js`, `../pkg/…`) resolve the same way from either folder. js/
  * stays the readable source (the demo and the worker tests load it as is). The browser entry is
  * one file, bundled with the modules it reaches and wasm-bindgen's glue: one request and one
- * compressed stream for a page (docs/size.md).
+ * compressed stream for a page (docs/size.md); so is the tab-sharing module it loads when a
+ * second tab shares a run.
  */
 async function minifyEntries() {
   rmSync(path.join(root, ENTRY_DIR), { recursive: true, force: true });
   mkdirSync(path.join(root, ENTRY_DIR));
   for (const name of readdirSync(path.join(root, "js")).filter((f) => f.endsWith(".js"))) {
     try {
-      const code = name === BROWSER_ENTRY ? await bundle(name) : await minify(name);
+      const code = BUNDLED.includes(name) ? await bundle(name) : await minify(name);
       writeFileSync(path.join(root, ENTRY_DIR, name), code);
     } catch (err) {
       throw new StepError("minify entries", `could not bundle or minify js/${name}: ${err.message}`);
@@ -183,6 +194,7 @@ async function minifyEntries() {
 }
 
 const BROWSER_ENTRY = "browser.js";
+const BUNDLED = [BROWSER_ENTRY, "tabs-shared.js"];
 
 const minify = (name) => minified(readFileSync(path.join(root, "js", name), "utf8"));
 
@@ -204,15 +216,12 @@ const glueUrlFromDist = {
   },
 };
 
-// The whole module's glue stays a file of its own: loaded by the browser entry only when a
-// page first calls pollStep or scheduleWorkflow.
-const wholeGlueApart = {
-  name: "whole-glue-apart",
+// What a bundle imports dynamically stays a file of its own, loaded only when needed: the whole
+// module's glue (a page's first pollStep or scheduleWorkflow), the tab-sharing module.
+const dynamicApart = {
+  name: "dynamic-imports-apart",
   setup(build) {
-    const whole = `../${filesOf(MODULES[0]).glue}`;
-    build.onResolve({ filter: /^\.\.\/pkg\// }, ({ path: spec, kind }) =>
-      spec === whole && kind === "dynamic-import" ? { path: spec, external: true } : undefined,
-    );
+    build.onResolve({ filter: /^\.\.?\// }, ({ path: spec, kind }) => (kind === "dynamic-import" ? { path: spec, external: true } : undefined));
   },
 };
 
@@ -224,7 +233,7 @@ async function bundle(name) {
     bundle: true,
     write: false,
     platform: "neutral",
-    plugins: [wholeGlueApart, glueUrlFromDist],
+    plugins: [dynamicApart, glueUrlFromDist],
   });
   return minified(result.outputFiles[0].text);
 }

@@ -66,7 +66,10 @@ async function downloaded(entry) {
     });
     await tab.route("**/size-check.html", (route) => route.fulfill({ contentType: "text/html", body: page(entry, jobUid) }));
     await tab.goto(`${server.url}size-check.html`);
-    const outcome = await tab.evaluate(() => window.outcome);
+    // A bound for a broken build only: the run has ended, one status read and one page end it.
+    let timer;
+    const stuck = new Promise((resolve) => (timer = setTimeout(resolve, 60_000, "nothing within 60 s")));
+    const outcome = await Promise.race([tab.evaluate(() => window.outcome), stuck]).finally(() => clearTimeout(timer));
     if (outcome !== "finished") throw new StepError("size", `the page's poller ended with ${outcome}, not "finished"`);
     return files;
   } finally {

@@ -454,3 +454,27 @@ test("a tab that joins after the leader's log moved on reads what it missed itse
   // It read the 30 rows it missed (3 pages and the page it met the leader's rows on), then stopped.
   assert.ok(late.requests > 0 && late.requests <= 5, `late tab ${late.requests} requests, leader ${leader.requests}`);
 });
+
+// A tab that polled the run alone (js/tabs.js) hands its last rows, requests and start over.
+test("a tab that polled alone leads on: a joining tab gets the rows it kept; its budget counts what it sent", () => {
+  const kept = Array.from({ length: 30 }, (_, i) => ({ id: `row-${i}` }));
+  const tab = new TabProtocol({ id: "a", offset: 30, cursor: "c30", kept, requests: 4, startedAt: 0, maxRequests: 5 });
+  tab.handle({ type: "start", hidden: false }, 10);
+  const led = tab.handle({ type: "lock" }, 10);
+  assert.deepEqual(
+    led.find((e) => e.type === "poll"),
+    { type: "poll", cursor: "c30", maxRequests: 1 },
+    "polls on from where it stopped, with what is left of its budget",
+  );
+  tab.handle({ type: "message", data: { type: "tab", from: "b", hidden: false, hello: true } }, 11);
+  const answer = tab.handle({ type: "message", data: { type: "want", from: "b", next: 0 } }, 12);
+  const rows = answer.find((e) => e.type === "post" && e.message.type === "rows")?.message;
+  assert.equal(rows?.offset, 0, "answered from its first kept row");
+  assert.deepEqual(rows.results.map((r) => r.id), kept.map((r) => r.id));
+
+  const spent = new TabProtocol({ id: "c", offset: 0, cursor: "c0", requests: 5, startedAt: 0, maxRequests: 5 });
+  spent.handle({ type: "start", hidden: false }, 10);
+  const ended = spent.handle({ type: "lock" }, 10).find((e) => e.type === "end");
+  assert.equal(ended?.outcome.error.code, "BUDGET_EXHAUSTED", "a budget spent alone is spent");
+  assert.match(ended.outcome.error.message, /maxRequests \(5\)/, "named as the tab's own budget");
+});

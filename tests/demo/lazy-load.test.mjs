@@ -172,3 +172,47 @@ test("preload() starts the load early; a stopped poller never loads anything it 
   assert.equal(wasmRequests.length, 1);
   await context.close();
 });
+
+test("pollStep and scheduleWorkflow load the whole module when first called, once; a JobPoller then runs on it", async () => {
+  const { context, page, problems, wasmRequests } = await openApp((route) => route.continue());
+  const fetched = [];
+  page.on("request", (request) => {
+    const { pathname } = new URL(request.url());
+    if (pathname.startsWith("/pkg/")) fetched.push(pathname);
+  });
+  await page.waitForSelector("#app");
+  assert.deepEqual(fetched, [], "importing the package fetches nothing from pkg/");
+
+  const connection = { apiKey: API_KEY, projectId: "sim-project" };
+  const { jobUid } = await page.evaluate(
+    ({ connection }) =>
+      window.__pkg.scheduleWorkflow({ ...connection, baseUrl: `${location.origin}/v3` }, "wf-lazy", {
+        job_name: "lazy",
+        steps: [],
+        inputs: [{ linkedin_profile_url: "https://www.linkedin.com/in/x" }],
+      }),
+    { connection },
+  );
+  assert.match(jobUid, /\S/, "the API's job_uid");
+  assert.deepEqual(fetched, ["/pkg/captaindata_poller.js", "/pkg/captaindata_poller_bg.wasm"]);
+
+  demo.sim.finish(jobUid);
+  const rows = demo.sim.job(jobUid).rowsAvailable;
+  const step = await page.evaluate(
+    ({ connection, jobUid }) =>
+      window.__pkg
+        .pollStep({ ...connection, baseUrl: `${location.origin}/v3`, jobUid, maxRequests: 20 })
+        .then((s) => ({ done: s.done, status: s.status, ids: s.results.map((r) => r.id), error: s.error?.code })),
+    { connection, jobUid },
+  );
+  assert.deepEqual(step, { done: true, status: "finished", ids: Array.from({ length: rows }, (_, i) => `row-${i}`), error: undefined });
+
+  // A run polled after them: the module in hand serves it; the smaller one is not fetched.
+  const second = demo.sim.createJob({ rows: 30, durationMs: 0, pageSize: 50 });
+  await startPoller(page, second.jobUid);
+  assert.deepEqual(await outcomeOf(page), { status: "finished", totalResults: 30 });
+  assert.deepEqual(fetched, ["/pkg/captaindata_poller.js", "/pkg/captaindata_poller_bg.wasm"], "each fetched once, nothing else");
+  assert.deepEqual(wasmRequests, []);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

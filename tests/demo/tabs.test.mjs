@@ -291,9 +291,13 @@ test("a page that joins late gets the earlier rows first; a page resuming from a
   const context = await newContext();
   const { jobUid } = demo.sim.createJob(RUN);
   const first = await openPage(context);
+  const sharing = []; // the first page's loads of the tab protocol
+  first.page.on("request", (request) => /\/tabs-shared\.js$/.test(request.url()) && sharing.push(request.url()));
   await startPoller(first.page, jobUid);
   await step(jobUid, [first.page]);
   await step(jobUid, [first.page]);
+  assert.deepEqual(sharing, [], "a page polling the run alone loads no tab protocol");
+  assert.equal(await roleOf(first.page), "leader");
   const { batches } = await seen(first.page);
   const cursor = batches[1].cursor;
   const resumeAt = batches[0].ids.length + batches[1].ids.length;
@@ -307,6 +311,8 @@ test("a page that joins late gets the earlier rows first; a page resuming from a
   const lateRecord = await seen(late.page);
   assert.equal(lateRecord.batches[0].offset, 0, "the late page starts at the first row");
   assert.equal(await roleOf(late.page), "follower");
+  assert.equal(await roleOf(first.page), "leader", "the first page hands over to the protocol and leads on");
+  assert.equal(sharing.length, 1, "the first page loaded the tab protocol once another page shared the run");
   for (let i = 2; i < STEPS; i += 1) await step(jobUid, [first.page, late.page]);
   await assertCompleted(late.page, late.problems, "the late page");
   await assertCompleted(resumed.page, resumed.problems, "the resumed page", resumeAt);
