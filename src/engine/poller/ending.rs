@@ -65,7 +65,10 @@ impl Poller {
     }
 
     pub(super) fn await_count(&mut self) {
-        let ms = self.jittered_interval();
+        // Never sooner than a re-read of the tail would be: a `next` that shows late (after
+        // the end) is then seen by the one re-read as by the rechecks it replaces.
+        let min = u64::from(self.config.retry.min_delay_ms);
+        let ms = self.jittered_interval().max(min);
         let s = &mut self.state;
         s.count_waits_left -= 1;
         s.awaiting_count = true;
