@@ -157,9 +157,14 @@ function renamedGlue(glue, map, moduleOf, glueFile) {
 /**
  * Minified JS (whitespace, comments, local names, two compress passes), still an ES module with
  * the same exports. terser, not esbuild's minifier: 0.25 KB less gzip on the browser entry.
+ * Two choices that cost a page 0.2 KB (docs/size.md): wasm-bindgen's `console.warn`s go (a
+ * deprecated init call, which the entries never make, and a `.wasm` served without
+ * `application/wasm`, which still loads), and function expressions that use neither `this`
+ * nor `arguments` become arrows (none of ours or the glue's is called with `new`).
  */
 async function minified(code) {
-  return (await terser(code, { module: true, ecma: 2022, compress: { passes: 2 } })).code;
+  const compress = { passes: 2, pure_funcs: ["console.warn"], unsafe_arrows: true };
+  return (await terser(code, { module: true, ecma: 2022, compress })).code;
 }
 
 /** Minifies wasm-bindgen's glue: every user downloads it. */

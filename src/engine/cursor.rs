@@ -23,6 +23,8 @@ pub(super) struct CursorState {
     pub polls: u32,
     /// Status-guided ticks in a row that said nothing new (so cron rounds keep counting).
     pub quiet: u32,
+    /// `/results` 404s after the run's end (so cron rounds spend the retries once, not each).
+    pub missing: u32,
     /// `(succeeded, status)` when the run's end was seen but the final read did not finish.
     pub terminal: Option<(bool, String)>,
     /// Path + query of the page being read, relative to the base's origin.
@@ -43,9 +45,13 @@ impl CursorState {
         }
         text.push('|');
         text.push_str(&self.page.as_deref().map(percent_encode).unwrap_or_default());
-        if self.quiet > 0 {
+        if self.quiet > 0 || self.missing > 0 {
             text.push('|');
             text.push_str(&decimal(self.quiet.into()));
+        }
+        if self.missing > 0 {
+            text.push('|');
+            text.push_str(&decimal(self.missing.into()));
         }
         [PREFIX, &base64url_encode(text.as_bytes())].concat()
     }
@@ -88,10 +94,12 @@ fn parse(cursor: &str) -> Option<CursorState> {
         "" => None,
         p => Some(percent_decode(p)?).filter(|p| p.starts_with('/')),
     };
-    let quiet = match next() {
-        None => 0,
-        Some(q) => u32::try_from(q.parse::<u64>().ok()?).ok()?,
+    let mut counter = || match next() {
+        None => Some(0),
+        Some(n) => u32::try_from(n.parse::<u64>().ok()?).ok(),
     };
+    let quiet = counter()?;
+    let missing = counter()?;
     if next().is_some() {
         return None;
     }
@@ -101,6 +109,7 @@ fn parse(cursor: &str) -> Option<CursorState> {
         skip,
         polls,
         quiet,
+        missing,
         terminal,
         page,
     })
@@ -188,6 +197,7 @@ mod tests {
             skip: 17,
             polls: 4,
             quiet: 3,
+            missing: 2,
             terminal: Some((false, "stopped|odd%".into())),
             page: Some("/v3/jobs/run-1.a~b_c/results?cursor=a%2Fb|c&x=.~é".into()),
         }

@@ -99,6 +99,8 @@ pub(super) struct State {
     prev_poll_rows: u64,
     /// Status-guided: ticks in a row whose status said nothing new since the last results read.
     quiet: u32,
+    /// `/results` 404s after the run's end, over every round (see `no_results_ever`).
+    missing: u32,
     /// Results polls in a row that brought rows: from 2 on, rows come on every tick and a
     /// status-guided poller reads the results first.
     growing: u32,
@@ -212,6 +214,7 @@ impl State {
             poll_rows: 0,
             prev_poll_rows: 0,
             quiet: saved.quiet,
+            missing: saved.missing,
             growing: 0,
             tick_read: false,
             blind_read: false,
@@ -370,6 +373,7 @@ impl Poller {
             skip: s.skip,
             polls: s.polls,
             quiet: s.quiet,
+            missing: s.missing,
             terminal,
             page: s.page.clone(),
         }
@@ -592,8 +596,20 @@ impl Poller {
             Disposition::Fail(ErrorCode::NotFound) if kind == RequestKind::Results => {
                 match self.state.ending.is_some() {
                     false => self.on_results_missing(),
-                    true if self.no_results_ever() => self.after_poll(),
-                    true => self.on_transient(kind, label, None, false, Some(status), now_ms),
+                    true => {
+                        self.state.missing = self.state.missing.saturating_add(1);
+                        match self.no_results_ever() {
+                            true => self.after_poll(),
+                            // A cron round resumed past the retries, without the run's count
+                            // yet: read the run, which decides.
+                            false if self.retries_spent() && self.state.last_run.is_none() => {
+                                self.on_results_missing()
+                            }
+                            false => {
+                                self.on_transient(kind, label, None, false, Some(status), now_ms)
+                            }
+                        }
+                    }
                 }
             }
             Disposition::Success => {
@@ -707,8 +723,13 @@ impl Poller {
     fn no_results_ever(&self) -> bool {
         let s = &self.state;
         let counted_none = s.last_run.as_ref().is_some_and(|r| r.row_count == Some(0));
-        let retries_left = s.backoff.clone().next().is_some();
+        let retries_left = s.backoff.clone().next().is_some() && !self.retries_spent();
         s.offset == 0 && s.page.is_none() && counted_none && !retries_left
+    }
+
+    /// A cron round starts a new backoff: the 404s after the end of earlier rounds count too.
+    fn retries_spent(&self) -> bool {
+        self.state.missing > self.config.retry.retries
     }
 
     /// A 404 on `/results`: no results yet, or no run at all. Reading the run tells which
