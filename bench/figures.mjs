@@ -75,10 +75,13 @@ function addCounts(into, from, sign = 1) {
 }
 
 /**
- * Figures of one contestant on one workload.
- * @param {{ workload: object, contestant: object, sim: object, outcome: object, wallMs: number }} input
+ * Figures of one contestant on one workload, over its trials (one unless the workload asks
+ * for more): requests, bytes, CPU and wall time are per trial (the mean), rows, completions,
+ * delays and rounds are pooled over every trial.
+ * @param {{ workload: object, contestant: object, trials: { sim: object, outcome: object,
+ *   excluded?: string[], wallMs: number }[] }} input `sim` answers `stats(uid?)` and `job(uid)`
  */
-export function figures({ workload, contestant, sim, outcome, wallMs, excluded = [] }) {
+export function figures({ workload, contestant, trials }) {
   const { scale } = workload;
   const requests = { total: 0, run: 0, results: 0 };
   const bytes = { total: 0, run: 0, results: 0 };
@@ -87,6 +90,9 @@ export function figures({ workload, contestant, sim, outcome, wallMs, excluded =
   const completionDelays = [];
   const errors = new Map();
   let completed = 0;
+  let jobs = 0;
+  let cpuMicros = 0;
+  let wallMs = 0;
   // Ticks: the interval grid over each run's life (start delay included); a step contestant's
   // rounds, with the CPU measured around each `pollStep`.
   const intervalMs = scaledOptions(workload).intervalMs;
@@ -95,61 +101,70 @@ export function figures({ workload, contestant, sim, outcome, wallMs, excluded =
   const roundThread = [];
   const roundRequests = [];
   let calibration;
-  const all = sim.stats();
-  addCounts(requests, all.requests);
-  addCounts(bytes, all.bytes);
-  // Requests of runs outside the workload (the `pollStep` calibration) are not its cost.
-  for (const uid of excluded) {
-    const apart = sim.stats(uid);
-    addCounts(requests, apart.requests, -1);
-    addCounts(bytes, apart.bytes, -1);
-  }
-  for (const record of outcome.records) {
-    const job = sim.job(record.uid);
-    const d = delivery(job, record);
-    totals.expected += job.spec.rows;
-    totals.delivered += d.delivered;
-    totals.lost += d.lost;
-    totals.duplicated += d.duplicated;
-    totals.outOfOrder += d.outOfOrder;
-    totals.rowBytes += rowBytes(job);
-    const firstSeen = new Set();
-    record.indexes.forEach((index, k) => {
-      if (firstSeen.has(index) || index >= job.spec.rows) return;
-      firstSeen.add(index);
-      rowDelays.push(Math.max(0, record.times[k] - availableAt(job, index)) * scale);
-    });
-    ticks += Math.max(1, (job.endsAt - job.createdAt) / intervalMs);
-    if (record.summary?.roundCpuMicros) roundCpu.push(...record.summary.roundCpuMicros);
-    if (record.summary?.roundThreadMicros) roundThread.push(...record.summary.roundThreadMicros);
-    if (record.summary?.roundRequests) roundRequests.push(...record.summary.roundRequests);
-    calibration ??= record.summary?.calibration;
-    if (record.error) errors.set(record.error, (errors.get(record.error) ?? 0) + 1);
-    else if (record.completedAt !== null) {
-      completed += 1;
-      completionDelays.push(Math.max(0, record.completedAt - job.endsAt) * scale);
+  for (const { sim, outcome, excluded = [], wallMs: wall } of trials) {
+    const all = sim.stats();
+    addCounts(requests, all.requests);
+    addCounts(bytes, all.bytes);
+    // Requests of runs outside the workload (the `pollStep` calibration) are not its cost.
+    for (const uid of excluded) {
+      const apart = sim.stats(uid);
+      addCounts(requests, apart.requests, -1);
+      addCounts(bytes, apart.bytes, -1);
+    }
+    cpuMicros += outcome.cpuMicros;
+    wallMs += wall;
+    jobs += outcome.records.length;
+    for (const record of outcome.records) {
+      const job = sim.job(record.uid);
+      const d = delivery(job, record);
+      totals.expected += job.spec.rows;
+      totals.delivered += d.delivered;
+      totals.lost += d.lost;
+      totals.duplicated += d.duplicated;
+      totals.outOfOrder += d.outOfOrder;
+      totals.rowBytes += rowBytes(job);
+      const firstSeen = new Set();
+      record.indexes.forEach((index, k) => {
+        if (firstSeen.has(index) || index >= job.spec.rows) return;
+        firstSeen.add(index);
+        rowDelays.push(Math.max(0, record.times[k] - availableAt(job, index)) * scale);
+      });
+      ticks += Math.max(1, (job.endsAt - job.createdAt) / intervalMs);
+      if (record.summary?.roundCpuMicros) roundCpu.push(...record.summary.roundCpuMicros);
+      if (record.summary?.roundThreadMicros) roundThread.push(...record.summary.roundThreadMicros);
+      if (record.summary?.roundRequests) roundRequests.push(...record.summary.roundRequests);
+      calibration ??= record.summary?.calibration;
+      if (record.error) errors.set(record.error, (errors.get(record.error) ?? 0) + 1);
+      else if (record.completedAt !== null) {
+        completed += 1;
+        completionDelays.push(Math.max(0, record.completedAt - job.endsAt) * scale);
+      }
     }
   }
   const rows = totals.delivered - totals.duplicated;
-  const cpuMs = outcome.cpuMicros / 1000;
+  const cpuMs = cpuMicros / 1000;
+  const n = trials.length;
+  const perTrial = (counts) => Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, v / n]));
   return {
     contestant: contestant.id,
     label: contestant.label,
-    jobs: outcome.records.length,
+    trials: n,
+    jobs,
     rows: { ...totals, exactlyOnce: totals.lost === 0 && totals.duplicated === 0 && totals.outOfOrder === 0 },
     completed,
     errors: Object.fromEntries(errors),
-    requests,
-    bytes,
+    requests: perTrial(requests),
+    bytes: perTrial(bytes),
     bytesPerRowByte: bytes.total / totals.rowBytes,
     rowDelayMs: spread(rowDelays),
     completionDelayMs: spread(completionDelays),
-    cpuMs,
+    cpuMs: cpuMs / n,
     cpuMsPer10kRows: rows > 0 ? (cpuMs * 10_000) / rows : null,
     cpuMsPerTick: cpuMs / ticks,
     step: roundCpu.length > 0 ? stepFigures(roundCpu, roundThread, roundRequests, calibration) : undefined,
-    memory: outcome.idle && idleMemory(outcome.idle),
-    wallMs,
+    // The idle-memory probe runs on single-trial workloads (the fleet).
+    memory: trials[0].outcome.idle && idleMemory(trials[0].outcome.idle),
+    wallMs: wallMs / n,
   };
 }
 

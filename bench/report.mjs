@@ -19,7 +19,17 @@ function loadBaseline() {
 }
 /** "Equal" p95 delay: within the run-to-run spread of that figure on the bench machine (≈ 3 %). */
 const DELAY_TOLERANCE = 1.05;
-const num = (n) => (n === null || n === undefined ? "–" : Math.round(n).toLocaleString("en-US"));
+/** How a workload of several trials is measured (see bench/README.md). */
+const trialsNote = (w) =>
+  w.trials > 1
+    ? ` ${w.trials} runs per contestant, each polled from 1/${w.trials} of an interval later than the one before: requests, bytes and CPU per run (the mean), delays over every run's rows.`
+    : "";
+
+/** A count; a mean over trials below 100 keeps one decimal (13.4 requests per run). */
+const num = (n) => {
+  if (n === null || n === undefined) return "–";
+  return !Number.isInteger(n) && n < 100 ? n.toFixed(1) : Math.round(n).toLocaleString("en-US");
+};
 const secs = (ms) => (ms === null || ms === undefined ? "–" : (ms / 1000).toFixed(1));
 const kb = (b) => (b === null || b === undefined ? "–" : `${(b / 1000).toFixed(1)} KB`);
 const mb = (b) => (b >= 1e6 ? `${(b / 1e6).toFixed(1)} MB` : kb(b));
@@ -208,7 +218,7 @@ export function markdownTable(report) {
     "",
     "Workloads:",
     "",
-    ...report.workloads.map((w) => `- \`${w.id}\`: ${w.what}.`),
+    ...report.workloads.map((w) => `- \`${w.id}\`: ${w.what}.${trialsNote(w)}`),
     "",
     "In short (the package, its `pollStep`, the hand-written incremental poller, the seed's loop):",
     "",

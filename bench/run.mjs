@@ -1,5 +1,6 @@
-// `npm run bench`: every contestant on every workload, one after the other (never
-// interleaved, so each one's CPU is its own), against one simulator over HTTP on 127.0.0.1.
+// `npm run bench`: every contestant on every workload, one after the other (never running
+// at the same time, so each one's CPU is its own), against one simulator over HTTP on
+// 127.0.0.1; a workload of several trials has the contestants take turns, trial by trial.
 // Prints the markdown table; writes bench/results/latest.{json,md,svg}.
 //   node bench/run.mjs [workload ...] [--out dir] [--contestants id,id]
 // BENCH_NODE_ARGS adds Node flags to the contestant processes, e.g. to profile them:
@@ -52,17 +53,32 @@ function deadlineMs(workload) {
   return ((durationMs + startDelayMs) / workload.scale) * 3 + 60_000;
 }
 
-/** One contestant on one workload, in a fresh child process and a freshly reset simulator. */
-async function runOne(server, workload, who) {
+/**
+ * What `figures` reads of the simulator after a trial, taken before the next trial resets it.
+ * @param {ReturnType<import("../sim/index.js").createSim>} sim
+ * @param {string[]} uids
+ */
+function simView(sim, uids) {
+  const all = sim.stats();
+  const per = new Map(uids.map((uid) => [uid, { stats: sim.stats(uid), job: sim.job(uid) }]));
+  return { stats: (uid) => (uid === undefined ? all : per.get(uid).stats), job: (uid) => per.get(uid).job };
+}
+
+/**
+ * One trial: a fresh child process and a freshly reset simulator; the contestant starts
+ * `startAfterMs` (real time) after the jobs are created.
+ */
+async function runTrial(server, workload, who, startAfterMs) {
   const { sim } = server;
   sim.reset();
-  const child = fork(path.join(here, "contestant-process.mjs"), [who.id], { execArgv: ["--expose-gc", ...extraNodeArgs()], stdio: "inherit" });
+  const child = fork(path.join(here, "contestant-process.mjs"), [who.id, server.origin], { execArgv: ["--expose-gc", ...extraNodeArgs()], stdio: "inherit" });
   try {
     await nextMessage(child, "ready", 30_000);
     // Same uids for every contestant: same rows, same timeline, same fault dice.
     const jobs = Array.from({ length: workload.jobs }, (_, i) => sim.createJob(scaledSpec(workload, `${workload.id}-${i}`)).jobUid);
     // `pollStep` rounds are measured against Node's bare fetch of a run outside the workload.
     const calibration = who.id === "library-step" ? sim.createJob(CALIBRATION(workload.id)).jobUid : undefined;
+    if (startAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, startAfterMs));
     const started = Date.now();
     child.send({
       type: "go",
@@ -75,39 +91,58 @@ async function runOne(server, workload, who) {
       idleTimeoutMs: workload.spec.startDelayMs / workload.scale,
     });
     const outcome = await nextMessage(child, "done", deadlineMs(workload));
-    const result = figures({ workload, contestant: who, sim, outcome, wallMs: Date.now() - started, excluded: calibration ? [calibration] : [] });
-    if (CHARTED.has(workload.id)) result.curve = costCurve(sim.job(jobs[0]), sim.stats(jobs[0]).log);
+    const trial = { sim: simView(sim, [...jobs, ...(calibration ? [calibration] : [])]), outcome, excluded: calibration ? [calibration] : [], wallMs: Date.now() - started };
+    if (CHARTED.has(workload.id)) trial.curve = costCurve(sim.job(jobs[0]), sim.stats(jobs[0]).log);
     if (who.id === "seed" && workload.jobs === 1) {
       // The seed's cost had it kept an exact 10 s cadence (its ticks take time, so it does not).
-      result.model = sim.naiveCost(jobs[0], { intervalMs: scaledOptions(workload).intervalMs, origin: server.origin });
+      trial.model = sim.naiveCost(jobs[0], { intervalMs: scaledOptions(workload).intervalMs, origin: server.origin });
     }
-    return result;
+    return trial;
   } finally {
     child.kill();
   }
 }
 
 /**
+ * Every contestant on one workload: `trials` rounds (the workload's own count unless given),
+ * round k starting k/trials of an interval after the run is created. The contestants take
+ * turns within a round, so a change of the machine's load falls on all of them alike. Each
+ * contestant's trials are pooled by `figures`.
+ */
+async function runWorkload(server, workload, who, trials, log) {
+  const intervalMs = scaledOptions(workload).intervalMs;
+  const playing = who.filter((c) => !c.skip?.includes(workload.id));
+  const runs = new Map(playing.map((c) => [c, []]));
+  for (let k = 0; k < trials; k++) {
+    for (const c of playing) {
+      if (k === 0) log(`bench: ${workload.id} × ${c.label} …`);
+      runs.get(c).push(await runTrial(server, workload, c, (k * intervalMs) / trials));
+    }
+  }
+  return playing.map((c) => {
+    const [first] = runs.get(c);
+    const r = { workload: workload.id, ...figures({ workload, contestant: c, trials: runs.get(c) }) };
+    if (first.curve) r.curve = first.curve;
+    if (first.model) r.model = first.model;
+    log(`bench: ${workload.id} × ${c.label}: ${r.requests.total} requests, ${r.rows.delivered}/${r.rows.expected} rows, ${(r.wallMs / 1000).toFixed(1)} s`);
+    return r;
+  });
+}
+
+/**
  * Runs the bench and writes its outputs. Returns the report object (also written as JSON).
  * @param {{ workloads?: string[], contestants?: string[], outDir?: string, log?: (line: string) => void,
- *   print?: boolean }} [options] `print` writes the table to stdout.
+ *   print?: boolean, trials?: number }} [options] `print` writes the table to stdout; `trials`
+ *   overrides every workload's own number of trials.
  */
-export async function runBench({ workloads = [], contestants = [], outDir = DEFAULT_OUT, log = console.error, print = true } = {}) {
+export async function runBench({ workloads = [], contestants = [], outDir = DEFAULT_OUT, log = console.error, print = true, trials } = {}) {
   const selected = selectWorkloads(workloads);
   const who = contestants.length === 0 ? CONTESTANTS : contestants.map(contestant);
   const loadBefore = loadavg()[0];
   const server = await startSimServer({ apiKey: API_KEY, projectId: PROJECT_ID, seed: 7 });
   const results = [];
   try {
-    for (const workload of selected) {
-      for (const c of who) {
-        if (c.skip?.includes(workload.id)) continue;
-        log(`bench: ${workload.id} × ${c.label} …`);
-        const r = await runOne(server, workload, c);
-        log(`bench: ${workload.id} × ${c.label}: ${r.requests.total} requests, ${r.rows.delivered}/${r.rows.expected} rows, ${(r.wallMs / 1000).toFixed(1)} s`);
-        results.push({ workload: workload.id, ...r });
-      }
-    }
+    for (const workload of selected) results.push(...(await runWorkload(server, workload, who, trials ?? workload.trials ?? 1, log)));
   } finally {
     await server.close();
   }
@@ -116,7 +151,7 @@ export async function runBench({ workloads = [], contestants = [], outDir = DEFA
     machine: machine(),
     load: { before: loadBefore, after: loadavg()[0] },
     size: await shippedSize(),
-    workloads: selected.map(({ id, what, jobs, scale, spec, faults }) => ({ id, what, jobs, scale, spec, faults, options: scaledOptions({ scale }) })),
+    workloads: selected.map(({ id, what, jobs, trials: t, scale, spec, faults }) => ({ id, what, jobs, trials: trials ?? t ?? 1, scale, spec, faults, options: scaledOptions({ scale }) })),
     results,
   };
   const table = writeOutputs(report, outDir);

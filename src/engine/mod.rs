@@ -116,10 +116,9 @@ pub const QUIET_TICKS: u32 = 6;
 pub struct Config {
     base_url: String,
     job_uid: String,
-    /// Cadence of the reads while the run is going (one tick per interval, counted from the
-    /// start of a tick to the start of the next, so slow requests do not push later ticks
-    /// back). Each interval is jittered by up to ±5 % (from `seed`), so clients started
-    /// together do not poll in step.
+    /// Cadence of the reads while the run is going: the pause from a tick's last read to the
+    /// next tick. Each pause is lengthened by up to 10 % (from `seed`), never shortened, so
+    /// clients started together do not poll in step and none polls faster than it asked.
     pub interval_ms: u32,
     /// When results are read on every tick: read the run status once every N results polls
     /// (besides the early read after a poll that brought no new rows, or fewer than the poll

@@ -150,11 +150,6 @@ pub(super) struct State {
     /// left of it after the glue cancelled it for a webhook).
     sleep_until: u64,
     sleep_reason: SleepReason,
-    /// When the event being handled happened (the steady cadence counts from the tick's start).
-    event_ms: u64,
-    /// When the current tick sent its first request; `tick_open` until its interval sleep.
-    tick_started_ms: u64,
-    tick_open: bool,
     /// The page is hidden ([`Event::Hidden`]): the steady cadence slows down.
     hidden: bool,
     /// The runtime is offline ([`Event::Online`]): nothing is sent, no retry is spent.
@@ -245,9 +240,6 @@ impl State {
             hint_error: None,
             sleep_until: now_ms,
             sleep_reason: SleepReason::Interval,
-            event_ms: now_ms,
-            tick_started_ms: now_ms,
-            tick_open: false,
             hidden: false,
             offline: false,
             // Another stream than the backoff's, from the same seed.
@@ -286,7 +278,6 @@ impl Poller {
         if s.done || s.wait == Wait::Over {
             return;
         }
-        s.event_ms = now_ms;
         match event {
             Event::Stop => _ = s.halt.get_or_insert(Halt::Stop),
             Event::Abort => _ = s.halt.get_or_insert(Halt::Abort),
@@ -387,9 +378,6 @@ impl Poller {
             return self.wait_for_event(now_ms);
         }
         let s = &mut self.state;
-        if !core::mem::replace(&mut s.tick_open, true) {
-            s.tick_started_ms = now_ms;
-        }
         let id = s.next_id;
         s.next_id = s.next_id.wrapping_add(1);
         s.requests = s.requests.saturating_add(1);
@@ -454,7 +442,6 @@ impl Poller {
         }
         if reason == SleepReason::Interval {
             s.tick_read = false;
-            s.tick_open = false;
         }
         s.next = Next::Fetch(then);
         s.wait = Wait::Timer;
@@ -819,7 +806,7 @@ impl Poller {
         match self.config.step_mode {
             true => Next::Yield,
             false => Next::Sleep {
-                ms: self.steady_interval(),
+                ms: self.jittered_interval(),
                 reason: SleepReason::Interval,
                 then,
             },

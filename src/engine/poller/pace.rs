@@ -8,26 +8,16 @@ use crate::engine::{Action, Poller, SleepReason};
 pub(super) const JITTER_STREAM: u64 = 0x6a09_e667_f3bc_c908;
 
 impl Poller {
-    /// `interval_ms`, moved by up to ±5 %.
+    /// The pause before the next tick: `interval_ms` after this tick's last read, lengthened
+    /// by up to 10 % (the jitter that spreads clients started together). Never shorter: no
+    /// client polls faster than it asked, and a tick's own requests do not shorten the pause
+    /// after it (the cadence of the seed's loop, and of SWR's `refreshInterval`), so a run is
+    /// read no more often than such a loop reads it.
     pub(super) fn jittered_interval(&mut self) -> u64 {
         let interval = u64::from(self.config.interval_ms);
-        let spread = interval / 20;
-        let low = interval - spread;
-        self.state.jitter.between(low, interval + spread)
-    }
-
-    /// The sleep until the next tick: [`Poller::jittered_interval`] from the start of this
-    /// tick, so its requests do not push every later tick back (the cadence is the interval,
-    /// not the interval plus the time requests take); at least half of it after a long tick
-    /// (retries, a long drain).
-    pub(super) fn steady_interval(&mut self) -> u64 {
-        let ms = self.jittered_interval();
-        let s = &self.state;
-        let spent = match s.tick_open {
-            true => s.event_ms.saturating_sub(s.tick_started_ms),
-            false => 0,
-        };
-        ms.saturating_sub(spent).max(ms / 2)
+        self.state
+            .jitter
+            .between(interval, interval + interval / 10)
     }
 
     /// The delay a sleep really takes: a steady-cadence sleep of a hidden page is stretched
