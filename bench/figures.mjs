@@ -175,9 +175,12 @@ export function figures({ workload, contestant, trials }) {
 function stepFigures(cpuMicros, threadMicros, requests, calibration) {
   const ms = (list) => list.map((us) => us / 1000);
   const where = (pick) => ms(cpuMicros.filter((_, i) => pick(requests[i] ?? 0)));
+  // In workerd: what carrying a round in costs (a request that does nothing), taken off each.
+  const carrying = calibration?.dispatchMicros && quantile(Float64Array.from(calibration.dispatchMicros).sort(), 0.5);
   return {
     rounds: cpuMicros.length,
     cpuMs: spread(ms(cpuMicros)),
+    ...(carrying ? { dispatchMs: spread(ms(calibration.dispatchMicros)), ownCpuMs: spread(ms(cpuMicros.map((us) => Math.max(0, us - carrying)))) } : {}),
     meanCpuMs: cpuMicros.reduce((a, b) => a + b, 0) / cpuMicros.length / 1000,
     threadCpuMs: threadMicros.length === cpuMicros.length ? spread(ms(threadMicros)) : undefined,
     oneRequest: { rounds: where((n) => n <= 1).length, cpuMs: spread(where((n) => n <= 1)) },

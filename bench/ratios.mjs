@@ -40,13 +40,24 @@ export function targetRatios(report, fmt) {
     add(w, "p95 row delay vs the every-tick reader", `${fmt.secs(lib.rowDelayMs.p95)} s`, `${fmt.secs(inc.rowDelayMs.p95)} s`, lib.rowDelayMs.p95 / inc.rowDelayMs.p95, 1.5);
     add(w, "bytes vs the every-tick reader", fmt.mb(lib.bytes.total), fmt.mb(inc.bytes.total), lib.bytes.total / inc.bytes.total, 0.3);
   }
-  const step = find(report, "bursty", "library-step")?.step;
-  if (step) {
-    const p95 = step.cpuMs.p95;
-    rows.push({ workload: "bursty", figure: "`pollStep` p95 CPU per round", value: `${fixed(p95)} ms`, reference: "5 ms", ratio: p95 / 5, target: "≤ 5 ms", ok: p95 <= 5 });
+  for (const [id, where] of [
+    ["library-step-workerd", "in workerd, where a cron Worker runs it"],
+    ["library-step", "in Node (its `fetch` is JS: see below)"],
+  ]) {
+    const step = find(report, "bursty", id)?.step;
+    if (!step) continue;
+    const p95 = roundCpuMs(step).p95;
+    const raw = step.ownCpuMs ? ` (${fixed(step.cpuMs.p95)} ms with Miniflare's dispatch)` : "";
+    rows.push({ workload: "bursty", figure: `\`pollStep\` p95 CPU per round, ${where}`, value: `${fixed(p95)} ms${raw}`, reference: "5 ms", ratio: p95 / 5, target: "≤ 5 ms", ok: p95 <= 5 });
   }
   return rows;
 }
+
+/**
+ * A round's CPU: in workerd, less what carrying it in through Miniflare costs (a cron trigger
+ * is no request; see contestants/step-workerd.mjs); in Node, all of it.
+ */
+export const roundCpuMs = (step) => step.ownCpuMs ?? step.cpuMs;
 
 /**
  * Where a `pollStep` round's CPU goes on `bursty`: the main thread's share, rounds of one
@@ -58,7 +69,12 @@ export function stepCpuLine(report) {
   const p = (spread) => `${fixed(spread?.p50)} / ${fixed(spread?.p95)} ms`;
   const thread = step.threadCpuMs ? `; main thread alone ${p(step.threadCpuMs)} (the rest is V8's compiler and GC threads)` : "";
   const bare = step.bareFetch ? `; a bare Node \`fetch\` + \`json()\` in the same process costs ${p(step.bareFetch.statusMs)} for a status and ${p(step.bareFetch.pageMs)} for a 1000-row page` : "";
-  return `\`pollStep\` CPU per round on bursty, p50 / p95: all ${step.rounds} rounds ${p(step.cpuMs)}${thread}; the ${step.oneRequest.rounds} rounds of one request (the status) ${p(step.oneRequest.cpuMs)}, the ${step.moreRequests.rounds} that also read results ${p(step.moreRequests.cpuMs)}${bare}.`;
+  const node = `\`pollStep\` CPU per round on bursty in Node, p50 / p95: all ${step.rounds} rounds ${p(step.cpuMs)}${thread}; the ${step.oneRequest.rounds} rounds of one request (the status) ${p(step.oneRequest.cpuMs)}, the ${step.moreRequests.rounds} that also read results ${p(step.moreRequests.cpuMs)}${bare}.`;
+  const w = find(report, "bursty", "library-step-workerd")?.step;
+  if (!w?.moreRequests) return node;
+  const wBare = w.bareFetch ? `; in the same Worker a bare \`fetch\` + \`json()\` costs ${p(w.bareFetch.statusMs)} for a status and ${p(w.bareFetch.pageMs)} for a 1000-row page` : "";
+  const carry = w.dispatchMs ? `; carrying a request in (a request that does nothing) ${p(w.dispatchMs)}, its median taken off each round: ${p(w.ownCpuMs)}` : "";
+  return `${node} In workerd (every thread of its process): all ${w.rounds} rounds ${p(w.cpuMs)}${carry}; the ${w.oneRequest.rounds} rounds of one request ${p(w.oneRequest.cpuMs)}, the ${w.moreRequests.rounds} that also read results ${p(w.moreRequests.cpuMs)}${wBare}.`;
 }
 
 /** The ratio table, markdown. */

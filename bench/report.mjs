@@ -3,11 +3,12 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ratioTable, stepCpuLine, worseLines } from "./ratios.mjs";
+import { ratioTable, roundCpuMs, stepCpuLine, worseLines } from "./ratios.mjs";
 import { INTERVAL_MS } from "./workloads.mjs";
 
 const LIBRARY = "library";
 const STEP = "library-step";
+const STEP_WORKERD = "library-step-workerd";
 const INCREMENTAL = "incremental";
 /** The library's figures before status-guided reads, on the workloads it was measured on then. */
 const BASELINE = path.join(path.dirname(fileURLToPath(import.meta.url)), "results", "baseline.json");
@@ -113,9 +114,15 @@ export function targets(report, baseline = loadBaseline()) {
     const detail = `p95 ${d.toFixed(2)}× (${secs(lib.rowDelayMs.p95)} vs ${secs(inc.rowDelayMs.p95)} s), ${b.toFixed(2)}× bytes (${mb(lib.bytes.total)} vs ${mb(inc.bytes.total)})`;
     check(`${w}: p95 row delay ≤ 1.5×, bytes ≤ 0.3× the hand-written incremental poller (reads every tick)`, d <= 1.5 && b <= 0.3, detail);
   }
-  // pollStep: a Worker's cron tick has 10 ms of CPU (free plan), its own work included.
-  const step = get("bursty", STEP);
-  if (step?.step) check("bursty (pollStep): p95 CPU per round ≤ 5 ms", step.step.cpuMs.p95 <= 5, `${step.step.cpuMs.p95.toFixed(2)} ms`);
+  // pollStep: a Worker's cron tick has 10 ms of CPU (free plan), its own work included. In
+  // workerd, where such a tick runs; in Node, whose fetch is JS, beside it.
+  for (const [id, where] of [[STEP_WORKERD, "in workerd"], [STEP, "in Node"]]) {
+    const step = get("bursty", id);
+    if (!step?.step) continue;
+    const p95 = roundCpuMs(step.step).p95;
+    const raw = step.step.ownCpuMs ? ` (${step.step.cpuMs.p95.toFixed(2)} ms with Miniflare's dispatch)` : "";
+    check(`bursty (pollStep ${where}): p95 CPU per round ≤ 5 ms`, p95 <= 5, `${p95.toFixed(2)} ms${raw}`);
+  }
   for (const w of ["bursty", "bursty-lag"]) {
     const lib = get(w, LIBRARY);
     const inc = get(w, INCREMENTAL);
@@ -155,13 +162,13 @@ export function targets(report, baseline = loadBaseline()) {
       `${num(now.requests.total)} vs ${num(before.requests.total)} requests, ${mb(now.bytes.total)} vs ${mb(before.bytes.total)}, p95 ${secs(now.rowDelayMs.p95)} vs ${secs(before.rowDelayMs.p95)} s`,
     );
   }
-  for (const r of report.results.filter((x) => x.contestant === LIBRARY || x.contestant === STEP)) {
-    const who = r.contestant === STEP ? " (pollStep)" : "";
+  for (const r of report.results.filter((x) => [LIBRARY, STEP, STEP_WORKERD].includes(x.contestant))) {
+    const who = { [STEP]: " (pollStep)", [STEP_WORKERD]: " (pollStep in workerd)" }[r.contestant] ?? "";
     const clean = r.rows.exactlyOnce && Object.keys(r.errors).length === 0 && r.completed === r.jobs;
     check(`${r.workload}${who}: every row exactly once, in order, and completion`, clean, rowsCell(r));
     const end = r.jobs > 1 ? r.completionDelayMs.p95 : r.completionDelayMs.max;
     check(`${r.workload}${who}: completion within one interval of the run's end`, end !== null && end <= INTERVAL_MS, `${secs(end)} s${r.jobs > 1 ? " (p95)" : ""}`);
-    if (r.contestant === STEP) continue;
+    if (r.contestant !== LIBRARY) continue;
     const lag = spec(r.workload).countLagMs ?? 0;
     const bound = 1.1 * INTERVAL_MS + lag;
     const what = lag ? `the count's lag + 1.1 × interval (${secs(bound)} s)` : `1.1 × interval (${secs(bound)} s)`;
@@ -184,7 +191,7 @@ export function targets(report, baseline = loadBaseline()) {
   return out;
 }
 
-const SUMMARY = [LIBRARY, STEP, INCREMENTAL, "seed"];
+const SUMMARY = [LIBRARY, STEP, STEP_WORKERD, INCREMENTAL, "seed"];
 
 /** The short table the README quotes: the package against the hand-written poller and the seed. */
 export function summaryTable(report) {
@@ -246,7 +253,7 @@ export function markdownTable(report) {
 
 // ---- SVG chart: 2 × 2 panels (bursty, large) × (requests, bytes), log y axis. ----
 
-const COLORS = { library: "#1b7f3b", "library-step": "#7fbf3b", seed: "#c0392b", "seed-as-written": "#e39b8f", refetch: "#8e44ad", incremental: "#2266bb" };
+const COLORS = { library: "#1b7f3b", "library-step": "#7fbf3b", "library-step-workerd": "#b5d96b", seed: "#c0392b", "seed-as-written": "#e39b8f", refetch: "#8e44ad", incremental: "#2266bb" };
 const W = 460;
 const H = 300;
 const PAD = { left: 64, right: 16, top: 34, bottom: 40 };

@@ -11,7 +11,7 @@ import { loadavg } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startSimServer } from "../sim/server.mjs";
-import { CONTESTANTS, contestant } from "./contestants/index.mjs";
+import { CONTESTANTS, contestant, plays } from "./contestants/index.mjs";
 import { costCurve, figures } from "./figures.mjs";
 import { machine, shippedSize } from "./machine.mjs";
 import { chartSvg, markdownTable } from "./report.mjs";
@@ -77,7 +77,7 @@ async function runTrial(server, workload, who, startAfterMs) {
     // Same uids for every contestant: same rows, same timeline, same fault dice.
     const jobs = Array.from({ length: workload.jobs }, (_, i) => sim.createJob(scaledSpec(workload, `${workload.id}-${i}`)).jobUid);
     // `pollStep` rounds are measured against Node's bare fetch of a run outside the workload.
-    const calibration = who.id === "library-step" ? sim.createJob(CALIBRATION(workload.id)).jobUid : undefined;
+    const calibration = who.id.startsWith("library-step") ? sim.createJob(CALIBRATION(workload.id)).jobUid : undefined;
     if (startAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, startAfterMs));
     const started = Date.now();
     child.send({
@@ -111,7 +111,7 @@ async function runTrial(server, workload, who, startAfterMs) {
  */
 async function runWorkload(server, workload, who, trials, log) {
   const intervalMs = scaledOptions(workload).intervalMs;
-  const playing = who.filter((c) => !c.skip?.includes(workload.id));
+  const playing = who.filter((c) => plays(c, workload.id));
   const runs = new Map(playing.map((c) => [c, []]));
   for (let k = 0; k < trials; k++) {
     for (const c of playing) {

@@ -1,7 +1,8 @@
 // The contestants, in table order. Each module exports a factory
 // `(options) => { start(): Promise<summary>, stop() }` taking the same options
 // (connection, jobUid, intervalMs, statusEvery, retry, deadlineMs, onBatch, onStatus); a child process
-// imports only the one it runs, so a JS contestant never loads the wasm.
+// imports only the one it runs, so a JS contestant never loads the wasm. `skip` lists the
+// workloads a contestant sits out; `only`, the ones it alone runs.
 
 export const CONTESTANTS = [
   { id: "library", label: "1 captaindata-poller", module: "./library.mjs", factory: "createLibrary" },
@@ -14,6 +15,16 @@ export const CONTESTANTS = [
     factory: "createStep",
     skip: ["fleet"],
   },
+  {
+    // The same rounds where a cron Worker runs them: `pollStep` in workerd (Miniflare), its CPU
+    // workerd's own. On `bursty`, the workload the CPU per round is stated on, and `small`
+    // (which the bench's smoke test runs).
+    id: "library-step-workerd",
+    label: "1d captaindata-poller, pollStep rounds in workerd",
+    module: "./step-workerd.mjs",
+    factory: "createStepWorkerd",
+    only: ["small", "bursty"],
+  },
   { id: "seed", label: "2 seed loop (ported: all pages)", module: "./seed-loop.mjs", factory: "createSeedLoop" },
   {
     id: "seed-as-written",
@@ -25,6 +36,9 @@ export const CONTESTANTS = [
   { id: "refetch", label: "3 refetchInterval (full refetch)", module: "./refetch.mjs", factory: "createRefetch" },
   { id: "incremental", label: "4 hand-written incremental", module: "./incremental.mjs", factory: "createIncremental" },
 ];
+
+/** Whether contestant `c` runs workload `id`. */
+export const plays = (c, id) => !c.skip?.includes(id) && (!c.only || c.only.includes(id));
 
 /** The contestant with this id, or a TypeError listing the ids. */
 export function contestant(id) {

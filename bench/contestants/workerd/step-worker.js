@@ -1,0 +1,29 @@
+// The Worker the workerd contestant runs (bench/contestants/step-workerd.mjs): one `pollStep`
+// round per POST /step, as a cron Worker's scheduled handler runs it, answering only what the
+// bench records (row indexes, the cursor, the ending), so serialising rows is not counted as
+// the round's work. The contestant measures two more requests the same way: POST /bare, a bare
+// `fetch` + `json()` of a URL, and POST /nothing, what carrying a request into workerd costs.
+import { pollStep } from "../../../dist/workerd.js";
+
+export default {
+  async fetch(request, env) {
+    const body = await request.json();
+    const { pathname } = new URL(request.url);
+    if (pathname === "/nothing") return Response.json({});
+    if (pathname === "/bare") {
+      const answer = await fetch(body.url, { headers: body.headers });
+      const parsed = await answer.json();
+      return Response.json({ ok: parsed !== null });
+    }
+    const { jobUid, retry, deadlineMs, cursor } = body;
+    const step = await pollStep({ baseUrl: env.BASE_URL, apiKey: env.API_KEY, projectId: env.PROJECT_ID, jobUid, retry, deadlineMs, cursor });
+    return Response.json({
+      indexes: step.results.map((row) => row.index),
+      cursor: step.cursor,
+      status: step.status,
+      done: step.done,
+      requests: step.requests,
+      error: step.error ? String(step.error.code) : null,
+    });
+  },
+};
