@@ -204,7 +204,7 @@ export interface JobPollerOptions<Row = DefaultRow> extends Connection {
   jobUid: string;
   /**
    * Cadence in ms of the reads while the run is going: the pause after a tick's reads before the
-   * next tick, lengthened by up to 10 % (never shortened). At least 1000 unless `baseUrl` is on
+   * next tick, lengthened by up to 5 % (never shortened). At least 1000 unless `baseUrl` is on
    * localhost, 127.0.0.1 or [::1] (a simulator).
    * @default 10000
    */

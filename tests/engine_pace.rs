@@ -103,7 +103,7 @@ fn a_hidden_page_polls_at_the_hidden_interval_and_at_once_when_visible() {
     let mut reads = 0;
     let (ms, reason) = until_sleep(&mut poller, 0, &mut reads);
     assert_eq!(reason, SleepReason::Interval);
-    assert!((1_000..=1_100).contains(&ms));
+    assert!((1_000..=1_050).contains(&ms));
     // Hidden (the glue cancels the timer): the rest of the sleep is stretched.
     poller.handle(Event::Hidden(true), 10);
     assert_eq!(
@@ -222,7 +222,7 @@ fn the_steady_cadence_is_jittered_by_seed_never_below_the_interval() {
     };
     let (a, b) = (intervals(1), intervals(2));
     assert!(
-        a.iter().chain(&b).all(|ms| (1_000..=1_100).contains(ms)),
+        a.iter().chain(&b).all(|ms| (1_000..=1_050).contains(ms)),
         "{a:?} {b:?}"
     );
     assert_ne!(a, b, "two clients started together do not poll in step");
@@ -232,7 +232,7 @@ fn the_steady_cadence_is_jittered_by_seed_never_below_the_interval() {
 #[test]
 fn the_pause_after_a_tick_is_the_interval_however_long_its_reads_took() {
     // Each request takes 150 ms. The pause from a tick's last answer to the next tick's first
-    // request is the interval (jittered up by at most 10 %): the tick's reads never shorten
+    // request is the interval (jittered up by at most 5 %): the tick's reads never shorten
     // it, so the run is read no more often than a loop that sleeps the interval between ticks.
     let mut poller = Poller::new(config(), None, 0).unwrap();
     let (mut now, mut reads, mut pauses) = (0u64, 0usize, vec![]);
@@ -271,7 +271,7 @@ fn the_pause_after_a_tick_is_the_interval_however_long_its_reads_took() {
         }
     }
     assert!(
-        pauses.iter().all(|p| (1_000..=1_100).contains(p)),
+        pauses.iter().all(|p| (1_000..=1_050).contains(p)),
         "{pauses:?}"
     );
 }

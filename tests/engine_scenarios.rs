@@ -267,11 +267,11 @@ fn a_growing_tail_page_delivers_only_its_new_rows() {
     });
     assert_eq!(log.delivered, vec![0, 1, 2, 3, 4]);
     assert_eq!(log.complete.map(|s| s.total_results), Some(5));
-    // The steady cadence: the interval, lengthened by up to 10 % (never shortened).
+    // The steady cadence: the interval, lengthened by up to 5 % (never shortened).
     assert!(log
         .sleeps
         .iter()
-        .all(|s| (1_000..=1_100).contains(&s.0) && s.1 == SleepReason::Interval));
+        .all(|s| (1_000..=1_050).contains(&s.0) && s.1 == SleepReason::Interval));
     assert!(log.statuses.contains(&"running".to_string()));
 }
 
@@ -1416,11 +1416,11 @@ fn bursts_are_read_once_each_and_quiet_ticks_read_only_the_status() {
     // count (src/engine/poller/lag.rs).
     let results = count_of(&guided, RequestKind::Results);
     assert!(results <= 8 + 4 + 2 + 2 + 2, "{results} results reads");
-    // Each row within one interval (jittered up by at most 10 %) of its burst.
+    // Each row within one interval (jittered up by at most 5 %) of its burst.
     for (i, at) in guided.delivered_at.iter().enumerate() {
         let appeared = (i as u64 / 5 + 1) * 3_000;
         assert!(
-            *at <= appeared + 1_100,
+            *at <= appeared + 1_050,
             "row {i} at {at}, appeared {appeared}"
         );
     }
@@ -1450,7 +1450,7 @@ fn a_count_lagging_two_intervals_delays_the_read_but_loses_nothing() {
     assert_eq!(log.complete.map(|s| s.total_results), Some(40));
     for (i, at) in log.delivered_at.iter().enumerate() {
         let appeared = (i as u64 / 5 + 1) * 3_000;
-        assert!(*at <= appeared + lag + 1_100, "row {i} at {at}");
+        assert!(*at <= appeared + lag + 1_050, "row {i} at {at}");
     }
 }
 
@@ -1469,7 +1469,7 @@ fn a_count_that_does_not_move_is_overridden_after_the_quiet_ticks() {
     // At most QUIET_TICKS ticks read the status only; the next one reads the results anyway.
     let ticks = u64::from(QUIET_TICKS) + 1;
     assert!(
-        log.delivered_at[3] <= 1_500 + ticks * 1_100,
+        log.delivered_at[3] <= 1_500 + ticks * 1_050,
         "{:?}",
         log.delivered_at
     );
@@ -1627,7 +1627,7 @@ fn rows_on_every_tick_are_read_results_first_then_status_first_once_quiet() {
     assert!(guided.fetches.len() < every.fetches.len());
     assert!(count_of(&guided, RequestKind::Results) < count_of(&every, RequestKind::Results));
     // The end is noticed at the first status read after it, within an interval (lengthened
-    // by up to 10 %); completion follows after the drain (its requests and one re-read).
+    // by up to 5 %); completion follows after the drain (its requests and one re-read).
     let noticed = guided
         .fetches
         .iter()
@@ -1635,7 +1635,7 @@ fn rows_on_every_tick_are_read_results_first_then_status_first_once_quiet() {
         .find(|(f, t)| f.kind == RequestKind::Run && **t >= 20_000)
         .map(|(_, t)| *t);
     assert!(
-        noticed.is_some_and(|t| t - 20_000 <= 1_100),
+        noticed.is_some_and(|t| t - 20_000 <= 1_050),
         "noticed at {noticed:?}"
     );
     assert!(
@@ -1693,7 +1693,7 @@ fn a_single_new_row_is_read_at_the_next_tick() {
     for (i, at) in log.delivered_at.iter().enumerate() {
         let appeared = (i as u64 + 1) * 2_500;
         assert!(
-            *at <= appeared + 1_100,
+            *at <= appeared + 1_050,
             "row {i} at {at}, appeared {appeared}"
         );
     }

@@ -243,7 +243,7 @@ async fn stop_during_the_interval_sleep_sends_nothing_more() {
         ("intervalMs", 200.into()),
         ("fetch", get(&api, "fetch")),
     ]);
-    // Its first reads made, the poller sleeps for its interval (lengthened by up to 10 %).
+    // Its first reads made, the poller sleeps for its interval (lengthened by up to 5 %).
     let asleep = JsFuture::from(timer_armed(150, 250));
     let done = JsFuture::from(poller.start());
     asleep.await.unwrap();
@@ -353,7 +353,7 @@ async fn a_webhook_cuts_the_interval_short_and_the_status_decides_the_end() {
         ("fetch", get(&api, "fetch")),
     ]);
     // Its first reads made ("running"), the poller goes to sleep for its hour.
-    // (The interval is lengthened by up to 10 %.)
+    // (The interval is lengthened by up to 5 %.)
     let asleep = JsFuture::from(timer_armed(HOUR / 2, HOUR / 2 * 3));
     let started = poller.start();
     asleep.await.unwrap();

@@ -117,7 +117,7 @@ pub struct Config {
     base_url: String,
     job_uid: String,
     /// Cadence of the reads while the run is going: the pause from a tick's last read to the
-    /// next tick. Each pause is lengthened by up to 10 % (from `seed`), never shortened, so
+    /// next tick. Each pause is lengthened by up to 5 % (from `seed`), never shortened, so
     /// clients started together do not poll in step and none polls faster than it asked.
     pub interval_ms: u32,
     /// When results are read on every tick: read the run status once every N results polls

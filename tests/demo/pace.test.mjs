@@ -82,7 +82,7 @@ function hideWhileAsleep(page, intervalMs) {
         const real = window.setTimeout;
         window.setTimeout = function setTimeout(fn, ms, ...rest) {
           const id = real(fn, ms, ...rest);
-          if (ms >= intervalMs / 2 && ms <= intervalMs * 1.5) { // the interval, lengthened by up to 10 %
+          if (ms >= intervalMs / 2 && ms <= intervalMs * 1.5) { // the interval, lengthened by up to 5 %
             window.setTimeout = real;
             queueMicrotask(() => {
               Object.defineProperty(document, "hidden", { configurable: true, get: () => true });

@@ -30,7 +30,7 @@ test("a Created webhook changes nothing: no read at once, and the run is read to
   const rec = recorder({ intervalMs: HOUR, maxDurationMs: 4 * HOUR });
   const poller = new JobPoller({ ...ctx.connection, jobUid, ...rec.options });
   const started = settle(poller.start());
-  // Its first reads made, the poller sleeps for its hour (lengthened by up to 10 %).
+  // Its first reads made, the poller sleeps for its hour (lengthened by up to 5 %).
   await waitForIdle(ctx.sim, jobUid, { minSleepMs: HOUR / 2 });
   const before = requestsFor(ctx.sim, jobUid).length;
   poller.webhookReceived({ job_uid: jobUid, message: "Job successfully created.", error: null });

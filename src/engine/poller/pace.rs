@@ -9,7 +9,7 @@ pub(super) const JITTER_STREAM: u64 = 0x6a09_e667_f3bc_c908;
 
 impl Poller {
     /// The pause before the next tick: `interval_ms` after this tick's last read, lengthened
-    /// by up to 10 % (the jitter that spreads clients started together). Never shorter: no
+    /// by up to 5 % (the jitter that spreads clients started together). Never shorter: no
     /// client polls faster than it asked, and a tick's own requests do not shorten the pause
     /// after it (the cadence of the seed's loop, and of SWR's `refreshInterval`), so a run is
     /// read no more often than such a loop reads it.
@@ -17,7 +17,7 @@ impl Poller {
         let interval = u64::from(self.config.interval_ms);
         self.state
             .jitter
-            .between(interval, interval + interval / 10)
+            .between(interval, interval + interval / 20)
     }
 
     /// The delay a sleep really takes: a steady-cadence sleep of a hidden page is stretched
