@@ -104,9 +104,9 @@ async function runTrial(server, workload, who, startAfterMs) {
 }
 
 /**
- * Every contestant on one workload: `trials` rounds (the workload's own count unless given),
- * round k starting k/trials of an interval after the run is created. The contestants take
- * turns within a round, so a change of the machine's load falls on all of them alike. Each
+ * Every contestant on one workload, `trials` times: in trial k the pollers start k/trials of
+ * an interval after the run is created. The contestants take
+ * turns within a trial, so a change of the machine's load falls on all of them alike. Each
  * contestant's trials are pooled by `figures`.
  */
 async function runWorkload(server, workload, who, trials, log) {
