@@ -34,27 +34,37 @@ fn running(rows: u64) -> Outcome {
     })
 }
 
-/// Answers every request (results: one row more each time; the run: running) until the
-/// engine sleeps; returns the sleep.
+/// Answers `req` at `now`: results bring one row more each time (`reads` counts them), the run
+/// is running with `counted_ahead` rows more than were read.
+fn respond(
+    poller: &mut Poller,
+    req: FetchRequest,
+    reads: &mut usize,
+    counted_ahead: u64,
+    now: u64,
+) {
+    let outcome = match req.kind {
+        RequestKind::Results => {
+            *reads += 1;
+            results(*reads)
+        }
+        RequestKind::Run => running(*reads as u64 + counted_ahead),
+    };
+    poller.handle(
+        Event::Response {
+            id: req.id,
+            outcome,
+        },
+        now,
+    );
+}
+
+/// Answers every request ([`respond`], the count never ahead) until the engine sleeps;
+/// returns the sleep.
 fn until_sleep(poller: &mut Poller, now: u64, reads: &mut usize) -> (u32, SleepReason) {
     loop {
         match poller.next_action(now) {
-            Action::Fetch(req) => {
-                let outcome = match req.kind {
-                    RequestKind::Results => {
-                        *reads += 1;
-                        results(*reads)
-                    }
-                    RequestKind::Run => running(*reads as u64),
-                };
-                poller.handle(
-                    Event::Response {
-                        id: req.id,
-                        outcome,
-                    },
-                    now,
-                );
-            }
+            Action::Fetch(req) => respond(poller, req, reads, 0, now),
             Action::Emit(_) => poller.handle(Event::BatchDone, now),
             Action::Status { .. } => {}
             Action::Sleep { ms, reason } => return (ms, reason),
@@ -244,20 +254,7 @@ fn the_pause_after_a_tick_is_the_interval_however_long_its_reads_took() {
                     pauses.push(now - ended);
                 }
                 now += 150;
-                let outcome = match req.kind {
-                    RequestKind::Results => {
-                        reads += 1;
-                        results(reads)
-                    }
-                    RequestKind::Run => running(reads as u64 + 1),
-                };
-                poller.handle(
-                    Event::Response {
-                        id: req.id,
-                        outcome,
-                    },
-                    now,
-                );
+                respond(&mut poller, req, &mut reads, 1, now);
             }
             Action::Emit(_) => poller.handle(Event::BatchDone, now),
             Action::Status { .. } => {}
