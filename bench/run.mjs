@@ -76,8 +76,9 @@ async function runTrial(server, workload, who, startAfterMs) {
     await nextMessage(child, "ready", 30_000);
     // Same uids for every contestant: same rows, same timeline, same fault dice.
     const jobs = Array.from({ length: workload.jobs }, (_, i) => sim.createJob(scaledSpec(workload, `${workload.id}-${i}`)).jobUid);
-    // `pollStep` rounds are measured against Node's bare fetch of a run outside the workload.
-    const calibration = who.id.startsWith("library-step") ? sim.createJob(CALIBRATION(workload.id)).jobUid : undefined;
+    // `pollStep` rounds are measured against a bare fetch of a run outside the workload.
+    const calibration = who.calibrated ? sim.createJob(CALIBRATION(workload.id)).jobUid : undefined;
+    const excluded = calibration ? [calibration] : [];
     if (startAfterMs > 0) await new Promise((resolve) => setTimeout(resolve, startAfterMs));
     const started = Date.now();
     child.send({
@@ -91,7 +92,7 @@ async function runTrial(server, workload, who, startAfterMs) {
       idleTimeoutMs: workload.spec.startDelayMs / workload.scale,
     });
     const outcome = await nextMessage(child, "done", deadlineMs(workload));
-    const trial = { sim: simView(sim, [...jobs, ...(calibration ? [calibration] : [])]), outcome, excluded: calibration ? [calibration] : [], wallMs: Date.now() - started };
+    const trial = { sim: simView(sim, [...jobs, ...excluded]), outcome, excluded, wallMs: Date.now() - started };
     if (CHARTED.has(workload.id)) trial.curve = costCurve(sim.job(jobs[0]), sim.stats(jobs[0]).log);
     if (who.id === "seed" && workload.jobs === 1) {
       // The seed's cost had it kept an exact 10 s cadence (its ticks take time, so it does not).
@@ -105,9 +106,9 @@ async function runTrial(server, workload, who, startAfterMs) {
 
 /**
  * Every contestant on one workload, `trials` times: in trial k the pollers start k/trials of
- * an interval after the run is created. The contestants take
- * turns within a trial, so a change of the machine's load falls on all of them alike. Each
- * contestant's trials are pooled by `figures`.
+ * an interval after the run is created. The contestants take turns within a trial, so a
+ * change of the machine's load falls on all of them alike. Each contestant's trials are
+ * pooled by `figures`.
  */
 async function runWorkload(server, workload, who, trials, log) {
   const intervalMs = scaledOptions(workload).intervalMs;

@@ -7,6 +7,22 @@ import { fileURLToPath } from "node:url";
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(here, "..");
 
+/**
+ * How workerd loads this package's modules: the package is "type": "module", so its .js files
+ * are ES modules, and the .wasm is compiled. For this worker and for the bench's Worker that
+ * runs `pollStep` (bench/contestants/step-workerd.mjs).
+ */
+export const PACKAGE_MODULES = Object.freeze({
+  cf: false,
+  modules: true,
+  modulesRoot: REPO_ROOT,
+  modulesRules: [
+    { type: "ESModule", include: ["**/*.js"] },
+    { type: "CompiledWasm", include: ["**/*.wasm"] },
+  ],
+  compatibilityDate: "2025-09-01",
+});
+
 /** Secrets for local runs only (never use these in a deployment). */
 export const LOCAL_SECRETS = Object.freeze({
   CAPTAINDATA_API_KEY: "sim-key",
@@ -42,16 +58,8 @@ export function miniflareOptions({ baseUrl, bindings = {}, outboundService, port
     name: "captaindata-poller",
     host: "127.0.0.1",
     port,
-    cf: false,
-    modules: true,
-    modulesRoot: REPO_ROOT,
+    ...PACKAGE_MODULES,
     scriptPath: path.join(here, "src", "index.js"),
-    // The package is "type": "module": its .js files are ES modules; the .wasm is compiled.
-    modulesRules: [
-      { type: "ESModule", include: ["**/*.js"] },
-      { type: "CompiledWasm", include: ["**/*.wasm"] },
-    ],
-    compatibilityDate: "2025-09-01",
     durableObjects: {
       RUNS: { className: "RunTracker", useSQLite: true },
       REGISTRY: { className: "Registry", useSQLite: true },

@@ -2,7 +2,8 @@
 // `(options) => { start(): Promise<summary>, stop() }` taking the same options
 // (connection, jobUid, intervalMs, statusEvery, retry, deadlineMs, onBatch, onStatus); a child process
 // imports only the one it runs, so a JS contestant never loads the wasm. `skip` lists the
-// workloads a contestant sits out; `only`, the ones it alone runs.
+// workloads a contestant sits out; `only`, the ones it alone runs; `calibrated`, that it is
+// given a finished run outside the workload (`calibrationJobUid`) to measure bare reads on.
 
 export const CONTESTANTS = [
   { id: "library", label: "1 captaindata-poller", module: "./library.mjs", factory: "createLibrary" },
@@ -14,6 +15,7 @@ export const CONTESTANTS = [
     module: "./step.mjs",
     factory: "createStep",
     skip: ["fleet"],
+    calibrated: true,
   },
   {
     // The same rounds where a cron Worker runs them: `pollStep` in workerd (Miniflare), its CPU
@@ -24,6 +26,7 @@ export const CONTESTANTS = [
     module: "./step-workerd.mjs",
     factory: "createStepWorkerd",
     only: ["small", "bursty"],
+    calibrated: true,
   },
   { id: "seed", label: "2 seed loop (ported: all pages)", module: "./seed-loop.mjs", factory: "createSeedLoop" },
   {

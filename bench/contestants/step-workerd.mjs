@@ -11,10 +11,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
-import { sleep } from "./http.mjs";
+import { PACKAGE_MODULES } from "../../worker/miniflare-options.mjs";
+import { cronRounds, measuredApart } from "./rounds.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const REPO_ROOT = path.resolve(here, "..", "..");
 
 /** The pids of this process's children named `comm` (Linux). */
 function children(comm) {
@@ -49,15 +49,8 @@ function processMicros(pid) {
 async function startWorkerd(connection) {
   const before = new Set(children("workerd"));
   const mf = new Miniflare({
-    cf: false,
-    modules: true,
-    modulesRoot: REPO_ROOT,
+    ...PACKAGE_MODULES,
     scriptPath: path.join(here, "workerd", "step-worker.js"),
-    modulesRules: [
-      { type: "ESModule", include: ["**/*.js"] },
-      { type: "CompiledWasm", include: ["**/*.wasm"] },
-    ],
-    compatibilityDate: "2025-09-01",
     bindings: { BASE_URL: connection.baseUrl, API_KEY: connection.apiKey, PROJECT_ID: connection.projectId },
   });
   await mf.ready;
@@ -86,14 +79,7 @@ export function createStepWorkerd(options) {
     if (!calibrationJobUid || !workerd) return undefined;
     const headers = { authorization: `x-api-key ${apiKey}`, "x-project-id": projectId };
     const run = `${baseUrl}/jobs/${encodeURIComponent(calibrationJobUid)}`;
-    const measure = async (pathname, body) => {
-      const spent = [];
-      for (let i = 0; i < 15; i++) {
-        spent.push((await workerd.call(pathname, body)).micros);
-        await sleep(intervalMs);
-      }
-      return spent;
-    };
+    const measure = (pathname, body) => measuredApart(async () => (await workerd.call(pathname, body)).micros, 15, intervalMs);
     return {
       dispatchMicros: await measure("/nothing", {}),
       statusMicros: await measure("/bare", { url: run, headers }),
@@ -101,37 +87,19 @@ export function createStepWorkerd(options) {
     };
   }
 
+  /** One round in workerd; the rows come back as their indexes, the error as its code. */
+  async function round(cursor) {
+    const { json, micros } = await workerd.call("/step", { jobUid, retry, deadlineMs, cursor });
+    const results = json.indexes.map((index) => ({ index }));
+    return { step: { ...json, results, error: json.error && new Error(json.error) }, cpuMicros: micros };
+  }
+
   async function start() {
     workerd = await startWorkerd({ baseUrl, apiKey, projectId });
     // The first round instantiates the wasm (as the Node contestant's preload does): made on
     // the calibration run, which is not the workload's, so its requests are not counted.
     if (calibrationJobUid) await workerd.call("/step", { jobUid: calibrationJobUid, retry, deadlineMs });
-    let cursor;
-    let offset = 0;
-    let requests = 0;
-    let status = null;
-    const roundCpuMicros = [];
-    const roundRequests = [];
-    for (;;) {
-      const { json: step, micros } = await workerd.call("/step", { jobUid, retry, deadlineMs, cursor });
-      roundCpuMicros.push(micros);
-      roundRequests.push(step.requests);
-      requests += step.requests;
-      cursor = step.cursor;
-      if (step.indexes.length > 0) {
-        await onBatch?.({ results: step.indexes.map((index) => ({ index })), offset });
-        offset += step.indexes.length;
-      }
-      if (step.status !== status) {
-        status = step.status;
-        onStatus?.({ status });
-      }
-      if (step.done) {
-        if (step.error) throw new Error(step.error);
-        return { status, totalResults: offset, requests, rounds: roundCpuMicros.length, roundCpuMicros, roundRequests };
-      }
-      await sleep(intervalMs, stopper.signal);
-    }
+    return cronRounds({ round, intervalMs, signal: stopper.signal, onBatch, onStatus });
   }
 
   // Once the run is measured: the bare fetch's cost in the same Worker, then workerd ends.

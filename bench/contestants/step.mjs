@@ -3,7 +3,7 @@
 // Worker CPU a tick costs). Its summary carries the CPU of every round, the main thread's
 // share of it, its requests, and what Node's own `fetch` costs on this machine (below).
 import { readFileSync } from "node:fs";
-import { sleep } from "./http.mjs";
+import { cronRounds, measuredApart } from "./rounds.mjs";
 import { loadPackage } from "./package.mjs";
 
 const { pollStep } = await loadPackage();
@@ -24,16 +24,17 @@ function mainThreadMicros() {
  * The CPU (µs) of a bare `fetch` + `json()` of `url`, `times` times `gapMs` apart: the part
  * of a round that is Node's HTTP client and JSON parsing, whatever the package does.
  */
-async function bareFetchMicros(url, headers, times, gapMs) {
-  const spent = [];
-  for (let i = 0; i < times; i++) {
-    const before = process.cpuUsage();
-    await (await fetch(url, { headers })).json();
-    const used = process.cpuUsage(before);
-    spent.push(used.user + used.system);
-    await sleep(gapMs);
-  }
-  return spent;
+function bareFetchMicros(url, headers, times, gapMs) {
+  return measuredApart(
+    async () => {
+      const before = process.cpuUsage();
+      await (await fetch(url, { headers })).json();
+      const used = process.cpuUsage(before);
+      return used.user + used.system;
+    },
+    times,
+    gapMs,
+  );
 }
 
 export function createStep(options) {
@@ -48,39 +49,17 @@ export function createStep(options) {
     return { statusMicros: await bareFetchMicros(run, headers, 15, intervalMs), pageMicros: await bareFetchMicros(`${run}/results`, headers, 15, intervalMs) };
   }
 
-  async function start() {
-    let cursor;
-    let offset = 0;
-    let requests = 0;
-    let status = null;
-    const roundCpuMicros = [];
-    const roundThreadMicros = [];
-    const roundRequests = [];
-    for (;;) {
-      const thread = mainThreadMicros();
-      const before = process.cpuUsage();
-      const step = await pollStep({ baseUrl, apiKey, projectId, jobUid, retry, deadlineMs, cursor });
-      const spent = process.cpuUsage(before);
-      roundCpuMicros.push(spent.user + spent.system);
-      if (thread !== null) roundThreadMicros.push(mainThreadMicros() - thread);
-      roundRequests.push(step.requests);
-      requests += step.requests;
-      cursor = step.cursor;
-      if (step.results.length > 0) {
-        await onBatch?.({ results: step.results, offset });
-        offset += step.results.length;
-      }
-      if (step.status !== status) {
-        status = step.status;
-        onStatus?.({ status });
-      }
-      if (step.done) {
-        if (step.error) throw step.error;
-        return { status, totalResults: offset, requests, rounds: roundCpuMicros.length, roundCpuMicros, roundThreadMicros, roundRequests };
-      }
-      await sleep(intervalMs, stopper.signal);
-    }
+  /** One round, with the process's and the main thread's CPU around it. */
+  async function round(cursor) {
+    const thread = mainThreadMicros();
+    const before = process.cpuUsage();
+    const step = await pollStep({ baseUrl, apiKey, projectId, jobUid, retry, deadlineMs, cursor });
+    const spent = process.cpuUsage(before);
+    const threadMicros = thread === null ? undefined : mainThreadMicros() - thread;
+    return { step, cpuMicros: spent.user + spent.system, threadMicros };
   }
+
+  const start = () => cronRounds({ round, intervalMs, signal: stopper.signal, onBatch, onStatus });
 
   // Once the run is measured (its completion and CPU taken): the bare fetch's cost.
   const afterwards = async () => ({ calibration: await calibrate() });
