@@ -27,15 +27,33 @@ export const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 /** `["row-<from>", …]` */
 export const rowIds = (n, from = 0) => Array.from({ length: n }, (_, i) => `row-${from + i}`);
 
-function freePort() {
-  return new Promise((resolve, reject) => {
+/** Whether `port` on 127.0.0.1 is free to listen on now. */
+function canListen(port) {
+  return new Promise((resolve) => {
     const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
+    probe.once("error", () => resolve(false));
+    probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
   });
+}
+
+/** Below Linux's ephemeral range (32768–60999), from a block of this process's own. */
+const FIRST_PORT = 20_000;
+const LAST_PORT = 32_767;
+let nextPort = FIRST_PORT + (process.pid % 500) * 20;
+
+/**
+ * A port for a worker, which `restart()` starts again on the same port. Taken below the
+ * ephemeral range: there no `listen(0)` of a test running alongside (a simulator, Miniflare's
+ * own sockets, another probe) can be handed the port in the moment it is free between the two
+ * workerd processes, which failed a restart with "Address already in use".
+ */
+async function freePort() {
+  for (let tried = 0; tried <= LAST_PORT - FIRST_PORT; tried++) {
+    const port = nextPort;
+    nextPort = nextPort >= LAST_PORT ? FIRST_PORT : nextPort + 1;
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${FIRST_PORT} and ${LAST_PORT}`);
 }
 
 /**
