@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import { manualClock } from "../../sim/clock.js";
 import { createSim } from "../../sim/index.js";
 import { startDemoServer } from "../../scripts/start.mjs";
-import { launchBrowser, rowIds, shownRowIds, startSimulatedRun, waitForState, watchConsole } from "./browser-fixture.mjs";
+import { launchBrowser, rowIds, shownRowIds, startSimulatedRun, waitForState, watchConsole, untilRowsHeld } from "./browser-fixture.mjs";
 
 const API_KEY = "sk-tabs-5e1f0c7d-do-not-share"; // distinctive: searched for in every channel message
 const PROXY_TOKEN = "proxy-token-8b2a61";
@@ -377,7 +377,7 @@ test("the demo shows this tab's role and how many tabs share the poller", async 
     for (const page of [first, second]) {
       await waitForState(page, "completed");
       // The table draws in animation frames: wait for the last one.
-      await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length >= 200, null, { polling: 100 });
+      await untilRowsHeld(page, 200, { polling: 100 });
       assert.deepEqual(await shownRowIds(page), rowIds(200));
     }
   } finally {
