@@ -87,10 +87,10 @@ function outcomeFromWire({ summary, error }) {
  * order. `now` is the clock in ms (only budgets read it).
  *
  * Events: `start {hidden}`, `queued` (another tab holds the lock), `lock` (granted),
- * `message {data}` (anything the channel brought: checked here), `polled {batch}` and `polledStatus {run}` (this tab's poller), `pollEnded
- * {summary} | {error}`, `delivered {offset, cursor}`, `deliveryFailed {error}`, `visibility
- * {hidden}`, `webhook {payload}`, `timeout` (this tab's maxDurationMs), `abort {error}`,
- * `stop`, `unload` (the page goes away).
+ * `message {data}` (anything the channel brought: checked here), `polled {batch}` and
+ * `polledStatus {run}` (this tab's poller), `pollEnded {summary} | {error}`, `delivered
+ * {offset, cursor}`, `deliveryFailed {error}`, `visibility {hidden}`, `webhook {payload}`,
+ * `timeout` (this tab's maxDurationMs), `abort {error}`, `stop`, `unload` (the page goes away).
  *
  * Effects: `{type: "post", message}`, `{type: "lock"}` (ask for the lock: leads at once when
  * free, else `queued`), `{type: "poll", cursor, maxRequests?, maxDurationMs?}`, `{type:
