@@ -3,7 +3,10 @@
 // BroadcastChannel (structured clones, in order per sender, delayed) and a fake poller per tab
 // (budgets, pace, webhooks, backpressure, failures). Each case draws joins, closes, hides,
 // stops, budgets, lost leaders, slow or failing consumers and webhooks from a seed; the
-// checks are what a user of each tab would notice.
+// checks are what a user of each tab would notice, its summary included. Then the messages
+// a tab refuses (malformed, or rows and outcomes from a tab that never said it leads), and the
+// texts and summary fields the tab layer shares with the lone wasm poller, checked against the
+// real one (the Node entry, on the simulator in process: run after `npm run build`).
 //
 //   TAB_CASES=20000 node --test tests/tab-protocol.test.mjs     more cases
 //   TAB_SEED=123456 node --test tests/tab-protocol.test.mjs     replay one failing case
@@ -709,4 +712,18 @@ test("the summary of every path has the fields index.d.ts promises, in the wasm 
   const lone = await lonePoller({ rows: 7, finished: true });
   assert.deepEqual(Object.keys(lone.summary ?? {}), SUMMARY_FIELDS, "the lone wasm poller's");
   assert.deepEqual(Object.keys(summary({})), SUMMARY_FIELDS, "js/summary.js's (a stop before the module loaded, every tab)");
+});
+
+test("the tab options are checked where tabs cannot share too (Node): a TypeError naming the option", () => {
+  const base = { jobUid: "job", baseUrl: "http://127.0.0.1/v3" };
+  const refused = [
+    [{ shareKey: 42 }, "Expected `shareKey` to be a string (got 42)"],
+    [{ shareKey: { team: "a" } }, "Expected `shareKey` to be a string (got an object)"],
+    [{ shareAcrossTabs: "yes" }, 'Expected `shareAcrossTabs` to be a boolean (got "yes")'],
+    [{ onRoleChange: "show" }, 'Expected `onRoleChange` to be a function (got "show")'],
+  ];
+  for (const [options, message] of refused) assert.throws(() => new JobPoller({ ...base, ...options }), { name: "TypeError", message });
+  const poller = new JobPoller({ ...base, shareKey: "team-a", shareAcrossTabs: true });
+  assert.equal(poller.role, "alone", "a key changes nothing where tabs cannot share");
+  poller.free();
 });
