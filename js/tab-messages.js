@@ -32,9 +32,13 @@ const optional = (check) => (v) => v === undefined || check(v);
 const orNull = (check) => (v) => v === null || v === undefined || check(v);
 const countOrNull = orNull(isCount);
 
-/** A RunStatus as onStatus receives it: its status and counts are read (by the page, too). */
+/** A RunStatus as onStatus receives it (index.d.ts): the fields a page reads, of their types. */
 const isRun = (v) =>
-  isObject(v) && isString(v.status) && countOrNull(v.rowCount) && countOrNull(v.totalRowCount) && countOrNull(v.numberInputs);
+  isObject(v) &&
+  isString(v.status) &&
+  [v.rowCount, v.totalRowCount, v.numberInputs, v.pausedForMs].every(countOrNull) &&
+  orNull(isString)(v.errorMessage) &&
+  orNull(isObject)(v.retrying);
 
 /** An outcome as `outcomeToWire` sends it: a summary with its status, or an error's fields. */
 const isOutcome = (v) => {

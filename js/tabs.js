@@ -56,15 +56,6 @@ function holdLock(name) {
   });
 }
 
-/** The protocol's glue, loaded when a second tab shares the run. */
-async function loadShared() {
-  try {
-    return await import("./tabs-shared.js");
-  } catch (cause) {
-    throw new CaptainDataError("LOAD_FAILED", `could not load the tab-sharing module: ${cause?.message ?? cause}`, { cause });
-  }
-}
-
 /** This tab's poller of a run it may share, polling alone while no other tab does (see the file's head). */
 class LoneTab {
   #options;
@@ -174,11 +165,11 @@ class LoneTab {
   async #share(from) {
     let SharedPoller;
     try {
-      ({ SharedPoller } = await loadShared());
-    } catch (error) {
+      ({ SharedPoller } = await import("./tabs-shared.js"));
+    } catch (cause) {
       from.channel?.close();
       from.lock?.();
-      throw error;
+      throw new CaptainDataError("LOAD_FAILED", `could not load the tab-sharing module: ${cause?.message ?? cause}`, { cause });
     }
     const options = { ...this.#options, cursor: this.#poller.cursor };
     this.#shared = new SharedPoller(options, this.#Wasm, this.#delivery, from);

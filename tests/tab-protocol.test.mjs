@@ -15,7 +15,8 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 import { JobPoller } from "captaindata-poller";
 import { summary } from "../js/summary.js";
-import { TabProtocol } from "../js/tab-protocol.js";
+import { TabProtocol, outcomeToWire } from "../js/tab-protocol.js";
+import { wellFormed } from "../js/tab-messages.js";
 import { callbackFailed, limitError } from "../js/tab-errors.js";
 import { CaptainDataError } from "../js/errors.js";
 import { createSim } from "../sim/index.js";
@@ -556,6 +557,8 @@ test("a malformed or unknown message is ignored and counted, never delivered as 
     { type: "status", from: "lead", run: null },
     { type: "status", from: "lead", run: { status: 3 } },
     { type: "status", from: "lead", run: { status: "running", rowCount: "many" } },
+    { type: "status", from: "lead", run: { status: "running", errorMessage: 5 } },
+    { type: "status", from: "lead", run: { status: "running", retrying: "yes" } },
     { ...END, total: -2 },
     { ...END, outcome: { summary: {} } },
     { ...END, outcome: { error: { code: "NOT_A_CODE", message: "x" } } },
@@ -726,4 +729,19 @@ test("the tab options are checked where tabs cannot share too (Node): a TypeErro
   const poller = new JobPoller({ ...base, shareKey: "team-a", shareAcrossTabs: true });
   assert.equal(poller.role, "alone", "a key changes nothing where tabs cannot share");
   poller.free();
+});
+
+test("what a real wasm poller hands the tab layer passes the message checks: its batches, statuses, summary and errors", async () => {
+  const [batches, runs] = [[], []];
+  const record = { onBatch: (batch) => void batches.push(batch), onStatus: (run) => void runs.push(run) };
+  const done = await lonePoller({ rows: 12, finished: true }, record);
+  const failed = await lonePoller({ rows: 3, outcome: "shutdown", durationMs: 0 }, {});
+  const spent = await lonePoller({ rows: 3, durationMs: 3_600_000 }, { ...record, maxRequests: 2 });
+  assert.ok(batches.length >= 3 && runs.length >= 2, `${batches.length} batches, ${runs.length} statuses`);
+  const from = "leader-id";
+  for (const { offset, results, cursor } of batches) assert.ok(wellFormed({ type: "batch", from, offset, results, cursor }), `batch at ${offset}`);
+  for (const run of runs) assert.ok(wellFormed(structuredClone({ type: "status", from, run })), `status ${JSON.stringify(run)}`);
+  const ends = [done, failed, spent].map((outcome) => ({ type: "end", from, outcome: outcomeToWire(outcome), total: 3 }));
+  assert.deepEqual(ends.map((m) => Object.keys(m.outcome)), [["summary"], ["error"], ["error"]]);
+  for (const end of ends) assert.ok(wellFormed(structuredClone(end)), `end ${JSON.stringify(end.outcome)}`);
 });
