@@ -125,9 +125,12 @@ export interface Summary {
    * a resume from `cursor`. `0` for a poller stopped before the module loaded.
    */
   readonly totalResults: number;
-  /** Requests this poller sent (tabs sharing a poller: those of the tab that led at the end). */
+  /**
+   * Requests this poller sent. Tabs sharing a poller: those this tab sent (while it led, or
+   * read rows it missed), the figure its `maxRequests` counts; `0` for a tab that only followed.
+   */
   readonly requests: number;
-  /** Retries this poller made (429, 5xx, timeouts, network errors, malformed bodies). */
+  /** Retries this poller made (429, 5xx, timeouts, network errors, malformed bodies); sharing tabs: this tab's. */
   readonly retries: number;
   /** Time from `start()` to the end, in ms. */
   readonly durationMs: number;
@@ -256,6 +259,16 @@ export interface JobPollerOptions<Row = DefaultRow> extends Connection {
    * @default true where `navigator.locks`, `BroadcastChannel` and `crypto.subtle` exist (secure pages); elsewhere the poller is `"alone"`
    */
   shareAcrossTabs?: boolean;
+  /**
+   * Tabs share only with pollers given the same `shareKey` (or none): it enters the name of the
+   * run's Web Lock and channel as part of a SHA-256 digest, never in clear. Pollers of one
+   * origin that should not share a run (two widgets, two users of a kiosk) get different keys;
+   * kept secret, a key narrows who can join. Same-origin scripts are still trusted (README,
+   * "Several tabs, one poller"). Checked in every runtime; it changes nothing where tabs cannot
+   * share.
+   * @default undefined
+   */
+  shareKey?: string;
   /** This tab's role or the number of tabs sharing the poller changed (never called when `"alone"`). */
   onRoleChange?: (sharing: TabSharing) => void;
 }
