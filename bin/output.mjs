@@ -91,7 +91,8 @@ export async function fileSink(file, { at }) {
       });
       bytes += data.length;
     },
-    sync: () => guard(() => handle.sync()),
+    // A device or a FIFO (/dev/null, a named pipe) cannot be fsynced: nothing to make durable.
+    sync: () => guard(() => handle.sync().catch((error) => (["EINVAL", "ENOTSUP"].includes(error.code) ? undefined : Promise.reject(error)))),
     /** The last `n` bytes before the write position, as text (to continue a JSON array). */
     async tail(n) {
       const length = Math.min(n, bytes);
