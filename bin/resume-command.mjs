@@ -50,7 +50,7 @@ export function leftOutNote(values) {
 }
 
 /** "To resume:", the command, and the note on what it leaves out: the lines printed after a stop. */
-export function resumeText(watch, prefix = invocation()) {
+export function resumeText(watch, { heading = "To resume:", prefix = invocation() } = {}) {
   const note = leftOutNote(watch.values);
-  return `To resume:\n  ${resumeCommand(watch, prefix)}${note ? `\n  ${note}` : ""}`;
+  return `${heading}\n  ${resumeCommand(watch, prefix)}${note ? `\n  ${note}` : ""}`;
 }

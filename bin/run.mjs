@@ -11,7 +11,7 @@ import { checkOutputFiles, fsReason } from "./file-checks.mjs";
 import { loadPackage, settle } from "./package-entry.mjs";
 import { plural } from "./progress.mjs";
 import { failsAtOnce, observedFetch, refusedText } from "./requests.mjs";
-import { resumeCommand } from "./resume-command.mjs";
+import { resumeText } from "./resume-command.mjs";
 import { readState } from "./state-file.mjs";
 import { UsageError } from "./usage-error.mjs";
 import { watch } from "./watch.mjs";
@@ -131,7 +131,7 @@ export async function run({ workflowUid, values, connection, access, reporter, i
   reporter.say(`scheduled run ${jobUid} of workflow ${workflowUid} (${plural(inputs.length, "input")})`);
   if (interrupt.requested) {
     // Ctrl-C while the schedule request was out: the run exists; say how to watch it.
-    reporter.say(`interrupted before any row. To watch the run:\n  ${resumeCommand({ jobUid, values, cursor: null })}`);
+    reporter.say(`interrupted before any row. ${resumeText({ jobUid, values, cursor: null }, { heading: "To watch the run:" })}`);
     return interrupt.exitCode;
   }
   return watch({ ...ctx, jobUid });
