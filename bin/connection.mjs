@@ -84,8 +84,9 @@ export async function connectionFrom(values, env) {
   // The real API always needs the key. Behind a proxy (--base-url) the key may live on the
   // proxy, which then checks credentials of its own: a read token or a header says so.
   const proxyCredentials = readToken !== undefined || headerPairs.length > 0;
-  if (apiKey === undefined && (baseUrl === undefined || !proxyCredentials)) {
-    const proxy = baseUrl === undefined ? "" : "; through a proxy that holds the key (such as the project's worker), pass what it checks instead: --read-token TOKEN (or CAPTAINDATA_READ_TOKEN) or --header \"name: value\"";
+  const theApi = baseUrl === undefined || /(^|\.)captaindata\.com?$/i.test(new URL(baseUrl).hostname);
+  if (apiKey === undefined && (theApi || !proxyCredentials)) {
+    const proxy = theApi ? "" : "; through a proxy that holds the key (such as the project's worker), pass what it checks instead: --read-token TOKEN (or CAPTAINDATA_READ_TOKEN) or --header \"name: value\"";
     throw new UsageError(`no API key: set CAPTAINDATA_API_KEY or pass --api-key-file FILE${proxy}`);
   }
   if (apiKey !== undefined && projectId === undefined) {

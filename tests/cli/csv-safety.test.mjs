@@ -17,7 +17,7 @@ const FORMULAS = [HYPERLINK, CALC, SUM, "-2+3", "\t=1+1", "\r=1+1"];
 const CONTROLS = "a\x1b]0;pwned\x07b\x1b[31mc\x9b2Jd";
 
 /** Row i of the hostile runs: formula-like cells, a header that is a formula, a number, control characters. */
-const hostileRow = (row, i) => ({ id: row.id, formula: FORMULAS[i % FORMULAS.length], [SUM]: HYPERLINK, n: -5, plain: "fine", controls: CONTROLS });
+const hostileRow = (row, i) => ({ id: row.id, formula: FORMULAS[i % FORMULAS.length], [SUM]: HYPERLINK, n: -5, plain: "fine", controls: CONTROLS, [HYPERLINK]: "h", [CALC]: "c" });
 
 // The simulator, with the rows of every results page replaced (paging and everything else as the API sends it).
 const inner = createSim({ apiKey: API_KEY, projectId: PROJECT_ID, seed: 23 });
@@ -50,7 +50,7 @@ test("--format csv --out: formula-like cells and headers written with a leading 
   const safe = await runCli(ctx, ["watch", jobUid, "--format", "csv", "--out", "safe.csv", ...simFlags(ctx)]);
   assert.equal(safe.code, 0, safe.stderr);
   const [header, ...rows] = parseCsvRecords(readScratch(ctx, "safe.csv")).map((r) => r.fields);
-  assert.deepEqual(header, ["id", "formula", `'${SUM}`, "n", "plain", "controls", "_extra_fields"]);
+  assert.deepEqual(header, ["id", "formula", `'${SUM}`, "n", "plain", "controls", `'${HYPERLINK}`, `'${CALC}`, "_extra_fields"]);
   assert.equal(rows.length, 1200);
   rows.forEach((cells, i) => {
     assert.equal(cells[1], `'${FORMULAS[i % FORMULAS.length]}`, `row ${i}`);
@@ -63,7 +63,7 @@ test("--format csv --out: formula-like cells and headers written with a leading 
   const raw = await runCli(ctx, ["watch", jobUid, "--format", "csv", "--csv-raw", "--out", "raw.csv", ...simFlags(ctx)]);
   assert.equal(raw.code, 0, raw.stderr);
   const [rawHeader, ...rawRows] = parseCsvRecords(readScratch(ctx, "raw.csv")).map((r) => r.fields);
-  assert.equal(rawHeader[2], SUM);
+  assert.deepEqual([rawHeader[2], ...rawHeader.slice(6, 8)], [SUM, HYPERLINK, CALC]);
   assert.deepEqual(rawRows.slice(0, FORMULAS.length).map((cells) => cells[1]), FORMULAS);
 });
 
@@ -97,7 +97,7 @@ test("rows shown on a terminal carry no control character: removed from CSV cell
   const { jobUid } = ctx.sim.createJob({ rows: 12, durationMs: 0 });
   const csv = await onTerminal(["watch", jobUid, "--format", "csv", ...simFlags(ctx)]);
   assert.equal(csv.code, 0, csv.screen);
-  assert.match(csv.screen, /,a\]0;pwnedb\[31mc2Jd,\r?\n/, "the cell's text, without its control characters");
+  assert.match(csv.screen, /,a\]0;pwnedb\[31mc2Jd,h,c,\r?\n/, "the cell's text, without its control characters");
   assert.match(csv.screen, /^'@SUM\(A1\)|,'@SUM\(A1\),/m, "formula-like cells escaped on the terminal too");
   // UTF-8 of U+009B is C2 9B: read as latin1, the screen must hold neither form.
   assert.doesNotMatch(csv.screen, /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\x9b]/, "no control character reached the terminal");

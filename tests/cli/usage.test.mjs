@@ -47,6 +47,7 @@ test("usage errors exit 2 and name what is at fault", async () => {
     // Behind --base-url too, the key is checked before any request, unless proxy credentials are given.
     [["watch", "job", "--base-url", "http://127.0.0.1:9/v3"], { CAPTAINDATA_API_KEY: "" }, /^captaindata-poller: no API key: set CAPTAINDATA_API_KEY or pass --api-key-file FILE; through a proxy .*--read-token TOKEN/m],
     [["status", "job", "--read-token", "tok-123456"], { CAPTAINDATA_API_KEY: "" }, /--read-token: a read token is for the worker .*--base-url/],
+    [["watch", "job", "--base-url", "https://api.captaindata.co/v3", "--header", "x-trace: t-1"], { CAPTAINDATA_API_KEY: "" }, /^captaindata-poller: no API key: set CAPTAINDATA_API_KEY or pass --api-key-file FILE$/m],
     [["watch", "job", "--base-url", "http://127.0.0.1:9/v3", "--header", "x-no-colon"], {}, /--header: expected "name: value"/],
     [["watch", "job", "--base-url", "http://127.0.0.1:9/v3", "--header", "bad name: secret-value-1"], {}, /--header: expected "name: value".*not a header name/],
     // A base URL without its version segment: refused before any request, with the fix.
