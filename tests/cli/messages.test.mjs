@@ -95,3 +95,26 @@ test("RETRIES_EXHAUSTED (the API answers 503 to every retry): exit 4 with the co
   assert.equal(second.code, 0, second.stderr);
   assert.deepEqual(ndjsonIds(readScratch(ctx, "retries.ndjson")), rowIds(2000), "every row once, in order");
 });
+
+test("refused mid-run (the server restarts): said once, retried, and the watch ends with every row once", { timeout: 120_000 }, async () => {
+  const { startSimServer } = await import("../../sim/server.mjs");
+  const { API_KEY, PROJECT_ID } = await import("./cli-fixture.mjs");
+  const { createSim } = await import("../../sim/index.js");
+  const sim = createSim({ apiKey: API_KEY, projectId: PROJECT_ID, seed: 31 });
+  let server = await startSimServer({ sim });
+  const { port } = server;
+  try {
+    const { jobUid } = sim.createJob({ rows: 3000, durationMs: 600_000, arrival: { bursts: 300 } });
+    const child = spawnCli(ctx, ["watch", jobUid, "--out", "restart.ndjson", "--state", "restart.state.json", "--base-url", server.url, "--interval", "200ms"]);
+    await waitFor(() => readScratch(ctx, "restart.ndjson").includes('"row-0"'), "a first row");
+    await server.close();
+    await waitFor(() => child.stderr.includes(`connection refused to 127.0.0.1:${port}: retrying`), "the refusal said");
+    server = await startSimServer({ sim, port });
+    sim.finish(jobUid);
+    assert.equal((await child.exit).code, 0, child.stderr);
+    assert.equal(child.stderr.match(/connection refused/g).length, 1, "said once");
+    assert.deepEqual(ndjsonIds(readScratch(ctx, "restart.ndjson")), rowIds(3000));
+  } finally {
+    await server.close();
+  }
+});
