@@ -16,6 +16,14 @@ import { checkState, openRows } from "./resume-output.mjs";
 import { readState, writeState } from "./state-file.mjs";
 import { UsageError } from "./usage-error.mjs";
 
+/** "retrying (2/5) in 1.5 s: SERVER_ERROR, HTTP 503" for a RunStatus's `retrying`, or null. */
+function retryLine(retrying) {
+  if (!retrying) return null;
+  const { attempt, retries, delayMs, error } = retrying;
+  const status = error?.status === undefined ? "" : `, HTTP ${error.status}`;
+  return `retrying (${attempt}/${retries}) in ${(delayMs / 1000).toFixed(1)} s: ${error?.code ?? "error"}${status}`;
+}
+
 const defined = (object) => Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined));
 
 /** The package's poller for this watch; its options are checked here, before any file is touched. */
@@ -43,7 +51,8 @@ function newPoller(JobPoller, { jobUid, cursor, values, connection, fetch, onBat
 /**
  * Watches `jobUid` to its end; resolves with the exit code.
  * @param {{ jobUid: string, workflowUid?: string, values: Record<string, any>,
- *   connection: object, reporter: ReturnType<import("./progress.mjs").createReporter>,
+ *   connection: object, access: import("./connection.mjs").Access,
+ *   reporter: ReturnType<import("./progress.mjs").createReporter>,
  *   interrupt: { requested: boolean, on(fn: () => void): void } }} ctx
  */
 export async function watch({ jobUid, workflowUid, values, connection, access, reporter, interrupt }) {
@@ -63,6 +72,8 @@ export async function watch({ jobUid, workflowUid, values, connection, access, r
   // Nothing ever answered and the connection was refused: nothing listens there; say so now.
   let refused = null;
   let saidRefused = false;
+  let lastStatusLine = null;
+  let lastRetry = null;
   const requests = observedFetch({
     onChange: () => showProgress(),
     onNoAnswer(reason, { first }) {
@@ -115,10 +126,17 @@ export async function watch({ jobUid, workflowUid, values, connection, access, r
       return writing;
     },
     onStatus(run) {
+      // Called also when a retry is scheduled or over (`run.retrying`): a line for what changed only.
+      const retry = retryLine(run.retrying);
+      if (retry !== null && retry !== lastRetry) reporter.log(retry);
+      lastRetry = retry;
+      if (run.status === "unknown") return showProgress(); // not read yet
       runStatus = run.status;
       const count = run.rowCount === null || run.rowCount === undefined ? "" : ` (row_count ${run.rowCount.toLocaleString("en")})`;
-      reporter.log(`status: ${run.status}${count}`);
-      showProgress();
+      const line = `status: ${run.status}${count}`;
+      if (line !== lastStatusLine) reporter.log(line);
+      lastStatusLine = line;
+      return showProgress();
     },
   });
   // From now on a stop (Ctrl-C, SIGTERM, SIGHUP, a closed pipe) ends the poll, not the process.
