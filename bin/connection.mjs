@@ -89,21 +89,30 @@ export async function connectionFrom(values, env) {
     const proxy = theApi ? "" : "; through a proxy that holds the key (such as the project's worker), pass what it checks instead: --read-token TOKEN (or CAPTAINDATA_READ_TOKEN) or --header \"name: value\"";
     throw new UsageError(`no API key: set CAPTAINDATA_API_KEY or pass --api-key-file FILE${proxy}`);
   }
-  if (apiKey !== undefined && projectId === undefined) {
+  // With a run's read token, the worker holds the key: the one in the environment (set for
+  // the API) stays home. A key given for this command (--api-key-file) is sent as asked.
+  if (readToken !== undefined && !theApi && keyFrom === "CAPTAINDATA_API_KEY") {
+    apiKey = undefined;
+    keyFrom = null;
+  }
+  const sentProject = apiKey !== undefined || projectFrom === "--project-id" ? projectId : undefined;
+  // The API refuses a key without its project; a proxy may add the project itself.
+  if (apiKey !== undefined && projectId === undefined && theApi) {
     throw new UsageError("no project id: set CAPTAINDATA_PROJECT_ID or pass --project-id ID");
   }
   const headers = Object.fromEntries(headerPairs);
   if (readToken !== undefined) headers[READ_TOKEN_HEADER] = readToken;
   const secrets = [
     [apiKey, "[API key]"],
+    [env.CAPTAINDATA_API_KEY, "[API key]"],
     [readToken, "[read token]"],
     ...headerPairs.map(([name, value]) => [value, `[--header ${name}]`]),
     [projectId, "[project id]"],
   ].filter(([value]) => typeof value === "string" && value.length >= MIN_SECRET_LENGTH);
-  const connection = { apiKey, projectId, baseUrl, headers: Object.keys(headers).length > 0 ? headers : undefined };
+  const connection = { apiKey, projectId: sentProject, baseUrl, headers: Object.keys(headers).length > 0 ? headers : undefined };
   return {
     connection: Object.fromEntries(Object.entries(connection).filter(([, v]) => v !== undefined)),
-    access: { keyFrom, projectFrom, tokenFrom, headerNames: headerPairs.map(([name]) => name), proxy: baseUrl !== undefined, secrets },
+    access: { keyFrom, projectFrom: sentProject === undefined ? null : projectFrom, tokenFrom, headerNames: headerPairs.map(([name]) => name), proxy: baseUrl !== undefined, secrets },
   };
 }
 

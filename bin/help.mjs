@@ -9,7 +9,8 @@ const CONNECTION = `Connection:
                             the project's worker, or the simulator of npm start
                             (http://127.0.0.1:8080/v3). Default https://api.captaindata.co/v3
   CAPTAINDATA_READ_TOKEN    through the worker: the run's read token (from its /track), sent
-                            as the x-read-token header; or --read-token TOKEN
+                            as the x-read-token header; or --read-token TOKEN. With it, the
+                            key and project of the environment are not sent to --base-url
   --header "NAME: VALUE"    an extra request header, e.g. a proxy's own token (repeatable)
                             Without a key, --base-url needs one of these two: the
                             credentials the proxy checks. Token and header values are

@@ -14,9 +14,11 @@ import { cliEnv, ndjsonIds, readScratch, rowIds, runCli, spawnCli, useCliSim, wa
 // A wrong key is answered with a message that echoes it, as a careless proxy might.
 const PROXY_KEY = "px_live_8Jd2Kq0ZwHeaderSecret";
 const inner = createSim({ apiKey: "key-held-by-the-proxy", projectId: "project-of-the-proxy", seed: 29 });
+const arrived = []; // the credentials each API request brought to the proxy
 const proxy = Object.assign(Object.create(inner), {
   handle(request) {
     if (new URL(request.url).pathname.startsWith("/__sim/")) return inner.handle(request);
+    arrived.push({ authorization: request.headers.get("authorization"), project: request.headers.get("x-project-id"), token: request.headers.get("x-read-token") });
     const presented = request.headers.get("x-proxy-key");
     if (presented !== PROXY_KEY) {
       return Promise.resolve(Response.json({ message: `proxy key ${presented} refused` }, { status: 401 }));
@@ -109,4 +111,17 @@ test("interrupted with --header and --read-token: the resume command holds neith
   ctx.texts.push({ where: "resumed through the proxy", text: stderr });
   assert.equal(code, 0, stderr);
   assert.deepEqual(ndjsonIds(readScratch(ctx, "proxied.ndjson")), rowIds(3000));
+});
+
+test("with a read token, the API key and project of the environment stay home: not sent to --base-url", async () => {
+  const { jobUid } = proxy.createJob({ rows: 30, durationMs: 0 });
+  arrived.length = 0;
+  // The user's environment holds the key and project for the API (cliEnv), and a read token for the proxy.
+  const { code, stdout, stderr } = await runCli(ctx, ["watch", jobUid, "--base-url", ctx.baseUrl, "--interval", "200ms", "--header", `x-proxy-key: ${PROXY_KEY}`], { env: cliEnv({ CAPTAINDATA_READ_TOKEN: "rt_home_test_1" }) });
+  tokens.push("rt_home_test_1");
+  assert.equal(code, 0, stderr);
+  assert.deepEqual(ndjsonIds(stdout), rowIds(30));
+  assert.ok(arrived.length > 0);
+  assert.deepEqual(arrived.filter((r) => r.authorization !== null || r.project !== null), [], "no key, no project id sent to the proxy");
+  assert.ok(arrived.every((r) => r.token === "rt_home_test_1"), "the read token sent as x-read-token");
 });
