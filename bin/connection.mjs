@@ -144,6 +144,7 @@ const BARE = ["intervalMs", "maxDurationMs", "baseUrl", "apiKey", "projectId", "
 /** A text of the package's in the CLI's words: option names become the flags that set them. */
 export function inFlagTerms(text) {
   return String(text)
+    .replace("a string from poller.cursor", "a cursor as a resume command prints it (the package's poller.cursor)")
     .replace(/`(\w+)`/g, (whole, option) => FLAG_OF_OPTION[option] ?? whole)
     .replace(new RegExp(`\\b(${BARE.join("|")})\\b`, "g"), (option) => FLAG_OF_OPTION[option]);
 }

@@ -59,6 +59,7 @@ test("usage errors exit 2 and name what is at fault", async () => {
     // The package's own TypeErrors for options are reported with the flag that set them, in flag words.
     [["watch", "job", "--base-url", "https://api.example.com/v3", "--interval", "500ms", "--out", "never.ndjson"], {}, /^captaindata-poller: --interval: expected at least 1000 ms against a remote API \(less only for a --base-url on localhost/m],
     [["watch", "job", "--base-url", "ftp://api.example.com/v3"], {}, /^captaindata-poller: --base-url: expected an https URL/m],
+    [["watch", "job", "--base-url", "http://127.0.0.1:9/v3", "--cursor", "garbage"], {}, /^captaindata-poller: --cursor \/ --state: expected a cursor as a resume command prints it/m],
   ];
   for (const [args, env, message] of cases) {
     const { code, stdout, stderr } = await runCli(ctx, args, { env: cliEnv(env) });
