@@ -49,6 +49,33 @@ function checkBaseUrl(baseUrl) {
  * `secrets`: `[value, what to print instead]`.
  */
 
+/** The key and where it came from: `--api-key-file FILE` wins over CAPTAINDATA_API_KEY. */
+async function readApiKey(values, env) {
+  const file = values["api-key-file"];
+  if (file === undefined) {
+    const apiKey = env.CAPTAINDATA_API_KEY || undefined;
+    return { apiKey, keyFrom: apiKey === undefined ? null : "CAPTAINDATA_API_KEY" };
+  }
+  let apiKey;
+  try {
+    apiKey = (await readFile(file, "utf8")).trim();
+  } catch (error) {
+    throw new UsageError(`--api-key-file ${file}: cannot read it (${error.code ?? error.message})`);
+  }
+  if (apiKey === "") throw new UsageError(`--api-key-file ${file}: the file is empty`);
+  return { apiKey, keyFrom: `--api-key-file ${file}` };
+}
+
+/** `--flag` when given, else the variable when set (`when`: whether the variable counts here). */
+function flagOrVariable(values, flag, env, variable, when = true) {
+  if (values[flag] !== undefined) return { value: values[flag], from: `--${flag}` };
+  const value = when ? env[variable] || undefined : undefined;
+  return { value, from: value === undefined ? null : variable };
+}
+
+/** The API itself (by default or named): it takes the key, never a proxy's credentials. */
+const isTheApi = (baseUrl) => baseUrl === undefined || /(^|\.)captaindata\.com?$/i.test(new URL(baseUrl).hostname);
+
 /**
  * @param {Record<string, any>} values parsed flags
  * @param {NodeJS.ProcessEnv} env
@@ -56,50 +83,32 @@ function checkBaseUrl(baseUrl) {
  *   headers?: Record<string, string> }, access: Access }>}
  */
 export async function connectionFrom(values, env) {
-  let apiKey = env.CAPTAINDATA_API_KEY || undefined;
-  let keyFrom = apiKey === undefined ? null : "CAPTAINDATA_API_KEY";
-  const keyFile = values["api-key-file"];
-  if (keyFile !== undefined) {
-    try {
-      apiKey = (await readFile(keyFile, "utf8")).trim();
-    } catch (error) {
-      throw new UsageError(`--api-key-file ${keyFile}: cannot read it (${error.code ?? error.message})`);
-    }
-    if (apiKey === "") throw new UsageError(`--api-key-file ${keyFile}: the file is empty`);
-    keyFrom = `--api-key-file ${keyFile}`;
-  }
-  const projectId = values["project-id"] ?? (env.CAPTAINDATA_PROJECT_ID || undefined);
-  const projectFrom = values["project-id"] !== undefined ? "--project-id" : projectId === undefined ? null : "CAPTAINDATA_PROJECT_ID";
+  let { apiKey, keyFrom } = await readApiKey(values, env);
+  const { value: projectId, from: projectFrom } = flagOrVariable(values, "project-id", env, "CAPTAINDATA_PROJECT_ID");
   const baseUrl = values["base-url"];
-  // CAPTAINDATA_READ_TOKEN, left set for the worker, is not sent to the API itself.
-  const readToken = values["read-token"] ?? (baseUrl === undefined ? undefined : env.CAPTAINDATA_READ_TOKEN || undefined);
-  const tokenFrom = values["read-token"] !== undefined ? "--read-token" : readToken === undefined ? null : "CAPTAINDATA_READ_TOKEN";
-  if (values["read-token"] === "") throw new UsageError("--read-token: the token is empty");
-  const headerPairs = (values.header ?? []).map(parseHeader);
   if (baseUrl !== undefined) checkBaseUrl(baseUrl);
-
+  // CAPTAINDATA_READ_TOKEN, left set for the worker, is not sent to the API itself.
+  const { value: readToken, from: tokenFrom } = flagOrVariable(values, "read-token", env, "CAPTAINDATA_READ_TOKEN", baseUrl !== undefined);
+  if (readToken === "") throw new UsageError("--read-token: the token is empty");
   if (baseUrl === undefined && readToken !== undefined) {
     throw new UsageError(`${tokenFrom}: a read token is for the worker that serves the run (give its URL with --base-url); the API itself takes CAPTAINDATA_API_KEY`);
   }
+  const headerPairs = (values.header ?? []).map(parseHeader);
+  const theApi = isTheApi(baseUrl);
   // The real API always needs the key. Behind a proxy (--base-url) the key may live on the
   // proxy, which then checks credentials of its own: a read token or a header says so.
-  const proxyCredentials = readToken !== undefined || headerPairs.length > 0;
-  const theApi = baseUrl === undefined || /(^|\.)captaindata\.com?$/i.test(new URL(baseUrl).hostname);
-  if (apiKey === undefined && (theApi || !proxyCredentials)) {
+  if (apiKey === undefined && (theApi || (readToken === undefined && headerPairs.length === 0))) {
     const proxy = theApi ? "" : "; through a proxy that holds the key (such as the project's worker), pass what it checks instead: --read-token TOKEN (or CAPTAINDATA_READ_TOKEN) or --header \"name: value\"";
     throw new UsageError(`no API key: set CAPTAINDATA_API_KEY or pass --api-key-file FILE${proxy}`);
   }
   // With a run's read token, the worker holds the key: the one in the environment (set for
   // the API) stays home. A key given for this command (--api-key-file) is sent as asked.
-  if (readToken !== undefined && !theApi && keyFrom === "CAPTAINDATA_API_KEY") {
-    apiKey = undefined;
-    keyFrom = null;
-  }
-  const sentProject = apiKey !== undefined || projectFrom === "--project-id" ? projectId : undefined;
+  if (readToken !== undefined && !theApi && keyFrom === "CAPTAINDATA_API_KEY") [apiKey, keyFrom] = [undefined, null];
   // The API refuses a key without its project; a proxy may add the project itself.
   if (apiKey !== undefined && projectId === undefined && theApi) {
     throw new UsageError("no project id: set CAPTAINDATA_PROJECT_ID or pass --project-id ID");
   }
+  const sentProject = apiKey !== undefined || projectFrom === "--project-id" ? projectId : undefined;
   const headers = Object.fromEntries(headerPairs);
   if (readToken !== undefined) headers[READ_TOKEN_HEADER] = readToken;
   const secrets = [
