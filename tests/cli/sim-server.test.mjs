@@ -41,7 +41,9 @@ test("--help prints the options on stdout and exits 0 without starting a server"
 test("started with --port 0 and its own key: the control routes of sim/README.md answer as documented", async () => {
   const run = start(["--port", "0", "--api-key", "k-doc-1", "--project-id", "p-doc", "--rows", "30", "--duration", "100000"]);
   try {
-    const url = await waitFor(() => /^simulator: (\S+)/m.exec(run.stdout)?.[1], "the server's URL");
+    // The last of its lines: all of them printed.
+    await waitFor(() => /^watch it: /m.test(run.stdout), "the server's lines");
+    const url = /^simulator: (\S+)/m.exec(run.stdout)?.[1];
     assert.match(run.stdout, /^watch it: CAPTAINDATA_API_KEY=k-doc-1 CAPTAINDATA_PROJECT_ID=p-doc npx captaindata-poller watch \S+ --base-url http:\/\/127\.0\.0\.1:\d+\/v3/m);
     const origin = new URL(url).origin;
     const call = async (method, route, body) => {
