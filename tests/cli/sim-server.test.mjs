@@ -74,9 +74,9 @@ test("started with --port 0 and its own key: the control routes of sim/README.md
   }
   // Every control route the server answers is in its README section.
   const readme = readFileSync(path.join(root, "sim", "README.md"), "utf8");
-  const start = readme.indexOf("## Control endpoints (HTTP)");
-  assert.ok(start !== -1, "the section exists");
-  const section = readme.slice(start, readme.indexOf("\n## ", start + 1));
+  const at = readme.indexOf("## Control endpoints (HTTP)");
+  assert.ok(at !== -1, "the section exists");
+  const section = readme.slice(at, readme.indexOf("\n## ", at + 1));
   for (const route of ["POST /__sim/jobs`", "GET /__sim/jobs/{uid}`", "/start`", "/finish`", "/stop`", "/naive?intervalMs=", "GET /__sim/stats", "GET /__sim/webhooks`", "POST /__sim/reset`"]) {
     assert.ok(section.includes(route), `${route} documented in sim/README.md`);
   }
