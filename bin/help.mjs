@@ -11,7 +11,7 @@ const CONNECTION = `Connection:
   CAPTAINDATA_READ_TOKEN    through the worker: the run's read token (from its /track), sent
                             as the x-read-token header; or --read-token TOKEN. With it, the
                             key and project of the environment are not sent to --base-url
-  --header "NAME: VALUE"    an extra request header, e.g. a proxy's own token (repeatable)
+  --header "NAME: VALUE"    an extra request header, e.g. a proxy's own token (repeatable).
                             Without a key, --base-url needs one of these two: the
                             credentials the proxy checks. Token and header values are
                             never printed (nor put in the resume command: give them again)
