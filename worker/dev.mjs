@@ -23,7 +23,7 @@ async function main() {
     webhook: { url: `${workerOrigin}/webhooks/captaindata`, headers: { "x-webhook-secret": LOCAL_SECRETS.WEBHOOK_SECRET } },
   });
   const mf = new Miniflare(
-    miniflareOptions({ baseUrl: sim.url, port: WORKER_PORT, bindings: { ALLOWED_ORIGINS: ORIGINS, POLL_INTERVAL_MS: "5000" } }),
+    await miniflareOptions({ baseUrl: sim.url, port: WORKER_PORT, bindings: { ALLOWED_ORIGINS: ORIGINS, POLL_INTERVAL_MS: "5000" } }),
   );
   await mf.ready;
   const { jobUid } = sim.sim.createJob({ rows: 500, durationMs: 60000 });
