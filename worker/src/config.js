@@ -115,10 +115,20 @@ function origins(env, problems) {
   return new Set(valid);
 }
 
+// The key and the project id travel as header values: bytes, no NUL, CR or LF (fetch refuses the rest).
+const HEADER_SECRETS = ["CAPTAINDATA_API_KEY", "CAPTAINDATA_PROJECT_ID"];
+const NOT_IN_A_HEADER = /[\0\r\n]|[^\x00-\xff]/;
+
 function secretProblems(env) {
-  return Object.entries(SECRETS)
+  const missing = Object.entries(SECRETS)
     .filter(([name]) => typeof env[name] !== "string" || env[name] === "")
     .map(([name, { polling }]) => ({ setting: name, message: new MissingSecret(name).message, polling }));
+  const unsendable = HEADER_SECRETS.filter((name) => typeof env[name] === "string" && NOT_IN_A_HEADER.test(env[name])).map((name) => ({
+    setting: name,
+    message: `The worker secret ${name} holds a character a header value cannot (NUL, CR, LF or one past U+00FF); its value is not shown`,
+    polling: true,
+  }));
+  return [...missing, ...unsendable];
 }
 
 /**
