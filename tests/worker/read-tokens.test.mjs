@@ -92,3 +92,17 @@ test("a token of the earlier format (HMAC of the run id, no expiry) is refused",
     assert.equal((await w.call(path, { headers: { "x-read-token": v1 } })).status, 403, path);
   }
 });
+
+test("the README's backend helper (examples/worker/track.js) tracks a run and hands a browser what reads it", async () => {
+  const { readAccess } = await import("../../examples/worker/track.js");
+  const { jobUid } = w.sim.createJob({ rows: 12, durationMs: 0, pageSize: 10 });
+  const access = await readAccess(w.origin, SECRETS.ADMIN_TOKEN, jobUid);
+  assert.equal(access.baseUrl, `${w.origin}/v3`);
+  assert.ok(Math.abs(Date.parse(access.expiresAt) - (Date.now() + 3600_000)) < 10_000);
+  // What the browser holds opens this run, and nothing needs the admin token any more.
+  const { JobPoller } = await import("captaindata-poller");
+  const rows = [];
+  await new JobPoller({ jobUid: access.jobUid, baseUrl: access.baseUrl, headers: { "x-read-token": access.readToken }, intervalMs: 20, onBatch: (b) => void rows.push(...b.results) }).start();
+  assert.equal(rows.length, 12);
+  await assert.rejects(readAccess(w.origin, "not-the-admin-token", jobUid), /HTTP 401/);
+});
