@@ -5,6 +5,7 @@ import { pollStep } from "../../js/workerd.js";
 import { ConfigError, connection, settings } from "./config.js";
 import { applyStep, nextStepIn } from "./step-outcome.js";
 import { isMissing, resultsBody, runBody } from "./v3-shapes.js";
+import { storeV4Callback, trackV4, V4_SCHEMA, v4Alarm } from "./v4-tracker.js";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS run (
@@ -25,7 +26,7 @@ export class RunTracker extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
-    for (const statement of SCHEMA) this.sql.exec(statement);
+    for (const statement of [...SCHEMA, ...V4_SCHEMA]) this.sql.exec(statement);
     const have = new Set(this.sql.exec("SELECT name FROM pragma_table_info('run')").toArray().map((c) => c.name));
     for (const [name, type] of Object.entries(ADDED_COLUMNS)) {
       if (!have.has(name)) this.sql.exec(`ALTER TABLE run ADD COLUMN ${name} ${type}`);
@@ -100,6 +101,16 @@ export class RunTracker extends DurableObject {
     return "accepted";
   }
 
+  /** Tracks a Captain Data v4 run the worker launched (worker/src/v4-tracker.js). */
+  trackV4(runUid, info) {
+    return trackV4(this, runUid, info);
+  }
+
+  /** Stores one verified v4 callback's batch, once by its batch_uid. */
+  v4Callback(payload, seen) {
+    return storeV4Callback(this, payload, seen);
+  }
+
   /** `GET /jobs/{uid}` body, or null when not tracked. */
   runView() {
     const run = this.load();
@@ -126,6 +137,8 @@ export class RunTracker extends DurableObject {
   async alarm() {
     const run = this.load();
     if (!run || run.done) return;
+    // A v4 run's safety net (its rows come by callbacks); v3 runs step below.
+    if (await v4Alarm(this, run)) return;
     const config = settings(this.env);
     const wrong = config.problems.filter((p) => p.polling);
     if (wrong.length > 0) return this.holdForConfig(run, wrong.map((p) => p.message).join("; "));

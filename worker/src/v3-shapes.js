@@ -35,7 +35,9 @@ function visibleStatus(run) {
 
 function visibleError(run) {
   if (!run.done && run.config_error) return `${run.config_error}. Polling resumes by itself once it is fixed.`;
-  if (!run.done || !run.error_code) return null;
+  if (!run.done) return null;
+  // A v4 run that ended with rows it could not recover says so (a v3 run has none then).
+  if (!run.error_code) return run.error_message ?? null;
   if (run.error_code === "ALL_INPUTS_FAILED") return ALL_INPUTS_FAILED;
   if (run.error_code === "JOB_FAILED") return run.error_message || "Job failed.";
   // The worker's own failure to poll (e.g. its key was refused): say so without details.

@@ -1,0 +1,190 @@
+// A Captain Data v4 run in its RunTracker (the same store as a v3 run: the `run` row readers are
+// served from, the `rows` table). Callbacks bring the rows, each batch stored once by its
+// batch_uid; the alarm is the safety net: the run's status on a slow cadence while it is active,
+// then its deliveries, replaying what never arrived, until every batch it can learn of is stored.
+import { classifyV4Status } from "../../js/workerd.js";
+import { ConfigError } from "./config.js";
+import { listDeliveries, readRun, replay } from "./v4-api.js";
+import { reconcile } from "./v4-reconcile.js";
+import { v4Settings } from "./v4-settings.js";
+
+export const V4_SCHEMA = [
+  // `final_from`: "callback" or "status", whichever said first that the run is over.
+  `CREATE TABLE IF NOT EXISTS v4_run (
+     id INTEGER PRIMARY KEY CHECK (id = 1), action TEXT, status TEXT NOT NULL, final_status TEXT,
+     final_from TEXT, final_error TEXT, settled_checks INTEGER NOT NULL, replays_sent INTEGER NOT NULL)`,
+  "CREATE TABLE IF NOT EXISTS v4_batches (batch_uid TEXT PRIMARY KEY, position INTEGER NOT NULL, rows INTEGER NOT NULL, received_at INTEGER NOT NULL)",
+];
+// Batches the run's end message names at most (the count is always given).
+const NAMED_LOST = 5;
+
+const loadV4 = (tracker) => tracker.sql.exec("SELECT * FROM v4_run WHERE id = 1").toArray()[0] ?? null;
+
+/** Whether this tracker holds a v4 run. */
+export const isV4 = (tracker) => loadV4(tracker) !== null;
+
+/** Creates the run's rows (a launch, or a callback that came before the launch's answer was stored). */
+function insertRun(tracker, runUid, action) {
+  tracker.sql.exec(
+    `INSERT INTO run (id, job_uid, name, workflow_uid, cursor, status, done, row_count, version,
+       webhook_gen, failed_steps, steps, created_at) VALUES (1, ?, ?, NULL, NULL, 'unknown', 0, 0, 0, 0, 0, 0, ?)`,
+    runUid,
+    action,
+    Date.now(),
+  );
+  tracker.sql.exec(
+    "INSERT INTO v4_run (id, action, status, settled_checks, replays_sent) VALUES (1, ?, 'CREATED', 0, 0)",
+    action,
+  );
+}
+
+/**
+ * Tracks a run the worker launched; its first status read is one interval away (the callbacks
+ * come first). Idempotent: a run a callback created already keeps its batches.
+ * @returns {Promise<{ created: boolean }>}
+ */
+export async function trackV4(tracker, runUid, { action }) {
+  if (tracker.load()) {
+    tracker.sql.exec("UPDATE v4_run SET action = COALESCE(action, ?) WHERE id = 1", action);
+    return { created: false };
+  }
+  insertRun(tracker, runUid, action);
+  await tracker.ctx.storage.setAlarm(Date.now() + v4Settings(tracker.env).statusIntervalMs);
+  return { created: true };
+}
+
+/**
+ * Stores one verified callback: its rows once per batch_uid, after the rows stored so far (a
+ * replay or a duplicate adds nothing). A final status makes the safety net check the deliveries
+ * now. `seen` is `classifyV4Status(payload.run.status)`.
+ * @returns {Promise<"stored" | "duplicate" | "ended" | "adopted">} "adopted": the run was unknown
+ *   (its callback came before the launch's answer) and is tracked from now on.
+ */
+export async function storeV4Callback(tracker, payload, seen) {
+  const { run_uid: runUid, batch_uid: batchUid, status } = payload.run;
+  let adopted = false;
+  if (!tracker.load()) {
+    insertRun(tracker, runUid, null);
+    adopted = true;
+  }
+  if (tracker.load().done) return "ended";
+  const rows = Array.isArray(payload.results) ? payload.results : [];
+  const final = seen.class === "succeeded" || seen.class === "failed";
+  const stored = tracker.ctx.storage.transactionSync(() => {
+    if (tracker.sql.exec("SELECT 1 FROM v4_batches WHERE batch_uid = ?", batchUid).toArray().length > 0) return false;
+    const run = tracker.load();
+    rows.forEach((row, i) => tracker.sql.exec("INSERT INTO rows (position, body) VALUES (?, ?)", run.row_count + i, JSON.stringify(row)));
+    tracker.sql.exec("INSERT INTO v4_batches (batch_uid, position, rows, received_at) VALUES (?, ?, ?, ?)", batchUid, run.row_count, rows.length, Date.now());
+    tracker.sql.exec("UPDATE run SET row_count = row_count + ?, status = ?, version = version + 1 WHERE id = 1", rows.length, seen.v3Status);
+    tracker.sql.exec("UPDATE v4_run SET status = ? WHERE id = 1", String(status));
+    if (final) {
+      tracker.sql.exec(
+        "UPDATE v4_run SET final_status = COALESCE(final_status, ?), final_from = COALESCE(final_from, 'callback'), final_error = ? WHERE id = 1",
+        String(status),
+        errorText(payload.error),
+      );
+    }
+    return true;
+  });
+  if (final || adopted) await tracker.ctx.storage.setAlarm(final ? Date.now() : Date.now() + v4Settings(tracker.env).statusIntervalMs);
+  if (adopted) return "adopted";
+  return stored ? "stored" : "duplicate";
+}
+
+/** A callback's `error` (an object with `message`, or a string) as text, without anything else it holds. */
+function errorText(error) {
+  if (typeof error === "string") return error.slice(0, 500);
+  if (error && typeof error === "object" && typeof error.message === "string") return error.message.slice(0, 500);
+  return null;
+}
+
+/**
+ * The safety net, one round per alarm. Returns false when this tracker holds no v4 run (the v3
+ * step runs instead).
+ */
+export async function v4Alarm(tracker, run) {
+  const v4run = loadV4(tracker);
+  if (!v4run) return false;
+  if (run.done) return true;
+  let settings;
+  try {
+    settings = v4Settings(tracker.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    tracker.holdForConfig(run, error.message);
+    return true;
+  }
+  const next = await round(tracker, run, v4run, settings);
+  if (next !== null) await tracker.ctx.storage.setAlarm(Date.now() + next);
+  return true;
+}
+
+/** One round; resolves with the delay to the next one, or null when the run ended. */
+async function round(tracker, run, v4run, settings) {
+  let final = v4run.final_status;
+  if (!final) {
+    const answer = await readRun(settings, run.job_uid);
+    if (answer.status === 404) return end(tracker, { code: "NOT_FOUND", message: "Captain Data does not know this v4 run" });
+    if (answer.status === 401 || answer.status === 403) {
+      tracker.holdForConfig(run, `Captain Data refused the worker's v4 API key (HTTP ${answer.status})`);
+      return settings.statusIntervalMs;
+    }
+    const status = answer.status === 200 ? answer.body?.status : undefined;
+    // No usable answer (an outage, a rate limit): the next round reads again.
+    if (typeof status !== "string") return settings.statusIntervalMs;
+    const seen = await classifyV4Status(status);
+    tracker.sql.exec("UPDATE v4_run SET status = ? WHERE id = 1", status);
+    tracker.sql.exec("UPDATE run SET status = ?, config_error = NULL WHERE id = 1", seen.v3Status);
+    if (seen.class !== "succeeded" && seen.class !== "failed") return settings.statusIntervalMs;
+    final = status;
+    const error = errorText(answer.body?.error);
+    tracker.sql.exec("UPDATE v4_run SET final_status = ?, final_from = 'status', final_error = COALESCE(final_error, ?) WHERE id = 1", status, error);
+  }
+  return recover(tracker, loadV4(tracker), settings);
+}
+
+/** The run is over: replay what never arrived; end it once nothing more can come. */
+async function recover(tracker, v4run, settings) {
+  const listed = await listDeliveries(settings, tracker.load().job_uid);
+  if (listed.error) return settings.recheckMs;
+  const stored = new Set(tracker.sql.exec("SELECT batch_uid FROM v4_batches").toArray().map((b) => b.batch_uid));
+  const plan = reconcile(listed.deliveries, stored);
+  for (const deliveryUid of plan.replay) {
+    const answer = await replay(settings, deliveryUid);
+    if (answer.status >= 200 && answer.status < 300) tracker.sql.exec("UPDATE v4_run SET replays_sent = replays_sent + 1 WHERE id = 1");
+  }
+  if (plan.waiting.length > 0) return settings.recheckMs;
+  // Over by its status alone (the final callback lost): the list may lag the end, so it must
+  // say the same twice, one recheck apart, before the run ends for readers.
+  if (v4run.final_from !== "callback" && v4run.settled_checks < 1) {
+    tracker.sql.exec("UPDATE v4_run SET settled_checks = settled_checks + 1 WHERE id = 1");
+    return settings.recheckMs;
+  }
+  const seen = await classifyV4Status(v4run.final_status);
+  const lost = plan.lost.length === 0 ? null : lostMessage(plan.lost);
+  if (lost) console.error(`v4 run ${tracker.load().job_uid}: ${lost}`);
+  if (seen.errorCode) {
+    const message = [v4run.final_error ?? `The run ended ${v4run.final_status}`, lost].filter(Boolean).join(". ");
+    return end(tracker, { status: seen.v3Status, code: seen.errorCode, message });
+  }
+  return end(tracker, { status: seen.v3Status, code: null, message: lost });
+}
+
+function lostMessage(lost) {
+  const named = lost.slice(0, NAMED_LOST).join(", ");
+  const more = lost.length > NAMED_LOST ? ` and ${lost.length - NAMED_LOST} more` : "";
+  return `The rows of ${lost.length} batch${lost.length === 1 ? "" : "es"} could not be recovered after 3 replays each (batch_uid ${named}${more})`;
+}
+
+/** Ends the run for readers. */
+function end(tracker, { status, code, message }) {
+  tracker.sql.exec(
+    `UPDATE run SET done = 1, status = COALESCE(?, status), error_code = ?, error_message = ?, finished_at = ?, version = version + 1,
+       config_error = NULL WHERE id = 1`,
+    status ?? null,
+    code,
+    message ?? null,
+    Date.now(),
+  );
+  return null;
+}
