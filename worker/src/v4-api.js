@@ -70,5 +70,3 @@ export async function listDeliveries(v4, runUid) {
   }
   return { deliveries, requests: MAX_PAGES };
 }
-
-export { ok as answered };

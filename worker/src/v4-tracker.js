@@ -86,9 +86,19 @@ export async function storeV4Callback(tracker, payload, seen) {
     }
     return true;
   });
-  if (final || adopted) await tracker.ctx.storage.setAlarm(final ? Date.now() : Date.now() + v4Settings(tracker.env).statusIntervalMs);
+  // The end: the deliveries are checked now. A run first met by its callback: its first status read.
+  if (final || adopted) await tracker.ctx.storage.setAlarm(final ? Date.now() : Date.now() + statusInterval(tracker.env));
   if (adopted) return "adopted";
   return stored ? "stored" : "duplicate";
+}
+
+/** The status cadence; a wrong setting is the alarm's to report (it holds the run and says which). */
+function statusInterval(env) {
+  try {
+    return v4Settings(env).statusIntervalMs;
+  } catch {
+    return 0;
+  }
 }
 
 /** A callback's `error` (an object with `message`, or a string) as text, without anything else it holds. */
@@ -121,8 +131,7 @@ export async function v4Alarm(tracker, run) {
 
 /** One round; resolves with the delay to the next one, or null when the run ended. */
 async function round(tracker, run, v4run, settings) {
-  let final = v4run.final_status;
-  if (!final) {
+  if (!v4run.final_status) {
     const answer = await readRun(settings, run.job_uid);
     if (answer.status === 404) return end(tracker, { code: "NOT_FOUND", message: "Captain Data does not know this v4 run" });
     if (answer.status === 401 || answer.status === 403) {
@@ -136,7 +145,6 @@ async function round(tracker, run, v4run, settings) {
     tracker.sql.exec("UPDATE v4_run SET status = ? WHERE id = 1", status);
     tracker.sql.exec("UPDATE run SET status = ?, config_error = NULL WHERE id = 1", seen.v3Status);
     if (seen.class !== "succeeded" && seen.class !== "failed") return settings.statusIntervalMs;
-    final = status;
     const error = errorText(answer.body?.error);
     tracker.sql.exec("UPDATE v4_run SET final_status = ?, final_from = 'status', final_error = COALESCE(final_error, ?) WHERE id = 1", status, error);
   }
