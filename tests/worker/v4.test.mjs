@@ -62,7 +62,7 @@ test("the launch goes through the worker: the key and its callback added, 201 {r
   const inputs = [{ linkedin_profile_url: "https://www.linkedin.com/in/someone" }];
   const res = await launch({ inputs, custom_data: { crm: 7 } });
   assert.equal(res.status, 201, JSON.stringify(res.body));
-  assert.deepEqual(Object.keys(res.body).sort(), ["read_token", "run_uid"]);
+  assert.deepEqual(Object.keys(res.body).sort(), ["read_token", "read_token_expires_at", "run_uid"]);
   const { run_uid: runUid, read_token: token } = res.body;
   const run = w.sim.v4.run(runUid);
   assert.equal(run.callbackUrl, `${w.origin}/v4/callbacks`);

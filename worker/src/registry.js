@@ -30,13 +30,31 @@ export class Registry extends DurableObject {
     for (const statement of SCHEMA) this.sql.exec(statement);
   }
 
-  /** Adds a run to the sweeps (idempotent; a retired run becomes active again). */
-  add(jobUid) {
+  /**
+   * Adds a run to the sweeps (idempotent; a retired run becomes active again). A run not listed
+   * yet is refused when `maxRuns` runs are listed already, unless `force` (a run launched
+   * already is always tracked: nothing of it may be left unstored).
+   * @returns {"added" | "present" | "full"}
+   */
+  add(jobUid, maxRuns = Infinity, force = false) {
+    const present = this.sql.exec("SELECT 1 FROM runs WHERE job_uid = ?", jobUid).toArray().length > 0;
+    if (!present && !force && !this.hasRoom(maxRuns)) return "full";
     this.sql.exec(
       "INSERT INTO runs (job_uid, active, added_at) VALUES (?, 1, ?) ON CONFLICT (job_uid) DO UPDATE SET active = 1",
       jobUid,
       Date.now(),
     );
+    return present ? "present" : "added";
+  }
+
+  /** Whether one more run fits under MAX_TRACKED_RUNS (every stored run counts, ended ones too). */
+  hasRoom(maxRuns) {
+    return this.sql.exec("SELECT COUNT(*) AS n FROM runs").one().n < maxRuns;
+  }
+
+  /** Forgets a run (its RunTracker deletes its own storage). */
+  remove(jobUid) {
+    this.sql.exec("DELETE FROM runs WHERE job_uid = ?", jobUid);
   }
 
   /** A cron tick: start a sweep, or ask the running one to start over when it ends. */

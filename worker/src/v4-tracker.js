@@ -2,8 +2,10 @@
 // served from, the `rows` table). Callbacks bring the rows, each batch stored once by its
 // batch_uid; the alarm is the safety net: the run's status on a slow cadence while it is active,
 // then its deliveries, replaying what never arrived, until every batch it can learn of is stored.
-import { classifyV4Status } from "../../js/workerd.js";
-import { ConfigError } from "./config.js";
+import { classifyV4Status } from "captaindata-poller";
+import { newTokenEpoch } from "./access.js";
+import { ConfigError, settings } from "./config.js";
+import { rowsUnderCap } from "./limits.js";
 import { listDeliveries, readRun, replay } from "./v4-api.js";
 import { reconcile } from "./v4-reconcile.js";
 import { v4Settings } from "./v4-settings.js";
@@ -18,19 +20,24 @@ export const V4_SCHEMA = [
 // Batches the run's end message names at most (the count is always given).
 const NAMED_LOST = 5;
 
-const loadV4 = (tracker) => tracker.sql.exec("SELECT * FROM v4_run WHERE id = 1").toArray()[0] ?? null;
-
-/** Whether this tracker holds a v4 run. */
-export const isV4 = (tracker) => loadV4(tracker) !== null;
+/** The run's v4 state, or null when this tracker holds a v3 run (or nothing). */
+function loadV4(tracker) {
+  if (!tracker.hasTables()) return null;
+  const exists = tracker.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'v4_run'").toArray().length > 0;
+  return exists ? (tracker.sql.exec("SELECT * FROM v4_run WHERE id = 1").toArray()[0] ?? null) : null;
+}
 
 /** Creates the run's rows (a launch, or a callback that came before the launch's answer was stored). */
 function insertRun(tracker, runUid, action) {
+  tracker.createTables();
+  for (const statement of V4_SCHEMA) tracker.sql.exec(statement);
   tracker.sql.exec(
     `INSERT INTO run (id, job_uid, name, workflow_uid, cursor, status, done, row_count, version,
-       webhook_gen, failed_steps, steps, created_at) VALUES (1, ?, ?, NULL, NULL, 'unknown', 0, 0, 0, 0, 0, 0, ?)`,
+       webhook_gen, failed_steps, steps, created_at, token_epoch) VALUES (1, ?, ?, NULL, NULL, 'unknown', 0, 0, 0, 0, 0, 0, ?, ?)`,
     runUid,
     action,
     Date.now(),
+    newTokenEpoch(),
   );
   tracker.sql.exec(
     "INSERT INTO v4_run (id, action, status, settled_checks, replays_sent) VALUES (1, ?, 'CREATED', 0, 0)",
@@ -40,17 +47,21 @@ function insertRun(tracker, runUid, action) {
 
 /**
  * Tracks a run the worker launched; its first status read is one interval away (the callbacks
- * come first). Idempotent: a run a callback created already keeps its batches.
- * @returns {Promise<{ created: boolean }>}
+ * come first). Idempotent: a run a callback created already keeps its batches. `epoch` is what
+ * the run's read tokens must name.
+ * @returns {Promise<{ created: boolean, epoch: string }>}
  */
 export async function trackV4(tracker, runUid, { action }) {
-  if (tracker.load()) {
+  const run = tracker.load();
+  if (run && loadV4(tracker)) {
+    tracker.sql.exec("UPDATE run SET name = COALESCE(name, ?) WHERE id = 1", action);
     tracker.sql.exec("UPDATE v4_run SET action = COALESCE(action, ?) WHERE id = 1", action);
-    return { created: false };
+    return { created: false, epoch: tracker.tokenEpoch(run) };
   }
+  if (run) throw new Error(`run ${runUid} is tracked already as a v3 run`);
   insertRun(tracker, runUid, action);
-  await tracker.ctx.storage.setAlarm(Date.now() + v4Settings(tracker.env).statusIntervalMs);
-  return { created: true };
+  await tracker.ctx.storage.setAlarm(Date.now() + statusInterval(tracker.env));
+  return { created: true, epoch: tracker.tokenEpoch(tracker.load()) };
 }
 
 /**
@@ -67,15 +78,20 @@ export async function storeV4Callback(tracker, payload, seen) {
     insertRun(tracker, runUid, null);
     adopted = true;
   }
+  if (!loadV4(tracker)) return "ended"; // a v3 run of the same uid: not ours to add to
   if (tracker.load().done) return "ended";
   const rows = Array.isArray(payload.results) ? payload.results : [];
   const final = seen.class === "succeeded" || seen.class === "failed";
+  const { maxRowsPerRun } = settings(tracker.env);
+  let capped = null;
   const stored = tracker.ctx.storage.transactionSync(() => {
     if (tracker.sql.exec("SELECT 1 FROM v4_batches WHERE batch_uid = ?", batchUid).toArray().length > 0) return false;
     const run = tracker.load();
-    rows.forEach((row, i) => tracker.sql.exec("INSERT INTO rows (position, body) VALUES (?, ?)", run.row_count + i, JSON.stringify(row)));
-    tracker.sql.exec("INSERT INTO v4_batches (batch_uid, position, rows, received_at) VALUES (?, ?, ?, ?)", batchUid, run.row_count, rows.length, Date.now());
-    tracker.sql.exec("UPDATE run SET row_count = row_count + ?, status = ?, version = version + 1 WHERE id = 1", rows.length, seen.v3Status);
+    const cap = rowsUnderCap(run.row_count, rows.length, maxRowsPerRun);
+    rows.slice(0, cap.kept).forEach((row, i) => tracker.sql.exec("INSERT INTO rows (position, body) VALUES (?, ?)", run.row_count + i, JSON.stringify(row)));
+    tracker.sql.exec("INSERT INTO v4_batches (batch_uid, position, rows, received_at) VALUES (?, ?, ?, ?)", batchUid, run.row_count, cap.kept, Date.now());
+    tracker.sql.exec("UPDATE run SET row_count = row_count + ?, status = ?, version = version + 1 WHERE id = 1", cap.kept, seen.v3Status);
+    capped = cap.error;
     tracker.sql.exec("UPDATE v4_run SET status = ? WHERE id = 1", String(status));
     if (final) {
       tracker.sql.exec(
@@ -86,6 +102,12 @@ export async function storeV4Callback(tracker, payload, seen) {
     }
     return true;
   });
+  // The rows cap: the run ends for good, its first rows kept and served (nothing dropped in silence).
+  if (capped) {
+    end(tracker, { status: null, code: capped.code, message: capped.message });
+    await tracker.ctx.storage.setAlarm(Date.now() + settings(tracker.env).retentionMs);
+    return "stored";
+  }
   // The end: the deliveries are checked now. A run first met by its callback: its first status read.
   if (final || adopted) await tracker.ctx.storage.setAlarm(final ? Date.now() : Date.now() + statusInterval(tracker.env));
   if (adopted) return "adopted";
@@ -109,10 +131,11 @@ function errorText(error) {
 }
 
 /**
- * The safety net, one round per alarm. Returns false when this tracker holds no v4 run (the v3
- * step runs instead).
+ * The safety net, one round per alarm of a run not ended yet. Returns false when this tracker
+ * holds no v4 run (the v3 step runs instead). Once the run ends, its alarm is its deletion,
+ * RETENTION_DAYS later (the tracker's `expire`).
  */
-export async function v4Alarm(tracker, run) {
+export async function v4Alarm(tracker, run, config) {
   const v4run = loadV4(tracker);
   if (!v4run) return false;
   if (run.done) return true;
@@ -125,7 +148,9 @@ export async function v4Alarm(tracker, run) {
     return true;
   }
   const next = await round(tracker, run, v4run, settings);
-  if (next !== null) await tracker.ctx.storage.setAlarm(Date.now() + next);
+  const ended = tracker.load();
+  if (!ended) return true; // deleted meanwhile
+  await tracker.ctx.storage.setAlarm(next === null ? ended.finished_at + config.retentionMs : Date.now() + next);
   return true;
 }
 
