@@ -84,6 +84,8 @@ export async function storeV4Callback(tracker, payload, seen) {
   const final = seen.class === "succeeded" || seen.class === "failed";
   const { maxRowsPerRun } = settings(tracker.env);
   let capped = null;
+  let kept = [];
+  const before = tracker.load();
   const stored = tracker.ctx.storage.transactionSync(() => {
     if (tracker.sql.exec("SELECT 1 FROM v4_batches WHERE batch_uid = ?", batchUid).toArray().length > 0) return false;
     const run = tracker.load();
@@ -92,6 +94,7 @@ export async function storeV4Callback(tracker, payload, seen) {
     tracker.sql.exec("INSERT INTO v4_batches (batch_uid, position, rows, received_at) VALUES (?, ?, ?, ?)", batchUid, run.row_count, cap.kept, Date.now());
     tracker.sql.exec("UPDATE run SET row_count = row_count + ?, status = ?, version = version + 1 WHERE id = 1", cap.kept, seen.v3Status);
     capped = cap.error;
+    kept = rows.slice(0, cap.kept);
     tracker.sql.exec("UPDATE v4_run SET status = ? WHERE id = 1", String(status));
     if (final) {
       tracker.sql.exec(
@@ -102,6 +105,7 @@ export async function storeV4Callback(tracker, payload, seen) {
     }
     return true;
   });
+  if (stored) publish(tracker, before, kept);
   // The rows cap: the run ends for good, its first rows kept and served (nothing dropped in silence).
   if (capped) {
     end(tracker, { status: null, code: capped.code, message: capped.message });
@@ -211,6 +215,7 @@ function lostMessage(lost) {
 
 /** Ends the run for readers. */
 function end(tracker, { status, code, message }) {
+  const before = tracker.load();
   tracker.sql.exec(
     `UPDATE run SET done = 1, status = COALESCE(?, status), error_code = ?, error_message = ?, finished_at = ?, version = version + 1,
        config_error = NULL WHERE id = 1`,
@@ -219,5 +224,15 @@ function end(tracker, { status, code, message }) {
     message ?? null,
     Date.now(),
   );
+  publish(tracker, before, []);
   return null;
+}
+
+/**
+ * Tells the run's readers what a callback or the end changed: the RunTracker's `publish(before,
+ * now, rows)` (the push stream's viewers), when it has one.
+ */
+function publish(tracker, before, rows) {
+  const now = tracker.load();
+  if (now && typeof tracker.publish === "function") tracker.publish(before, now, rows);
 }
