@@ -33,7 +33,7 @@ after(() => rmSync(app, { recursive: true, force: true }));
 
 /** A PATH with node and the system's tools, without the Rust toolchains (~/.cargo/bin). */
 function pathWithoutRust() {
-  const dirs = [path.dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin"];
+  const dirs = [path.dirname(process.execPath), "/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"];
   const found = spawnSync("sh", ["-c", "command -v cargo rustc wasm-bindgen"], { env: { PATH: dirs.join(":") }, encoding: "utf8" }).stdout.trim();
   assert.equal(found, "", "this PATH must hold no Rust tool");
   return dirs.join(":");
@@ -102,6 +102,41 @@ test("the bundle wrangler wrote runs in workerd: a run tracked through it and it
   } finally {
     await w.close();
   }
+});
+
+/**
+ * Inside the app: `wrangler dev` started, `GET /health` with the admin token asked until it
+ * answers, then wrangler and its workerd stopped (their process group). Written to a file and run
+ * with no network when unshare can (loopback brought up inside the namespace).
+ */
+const DEV_CHECK = `
+import { spawn } from "node:child_process";
+const [wrangler, port, admin] = process.argv.slice(2);
+const dev = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--show-interactive-dev-session=false"], { detached: true, stdio: "ignore" });
+let answer = null;
+for (let i = 0; i < 1200 && answer === null; i++) {
+  try {
+    const res = await fetch("http://127.0.0.1:" + port + "/health", { headers: { authorization: "Bearer " + admin } });
+    answer = { status: res.status, body: await res.json() };
+  } catch {
+    await new Promise((r) => setTimeout(r, 100)); // not listening yet: ask again
+  }
+}
+process.kill(-dev.pid, "SIGKILL");
+console.log(JSON.stringify(answer));
+`;
+
+test("wrangler dev runs the installed worker with the secrets of .dev.vars (copied from .dev.vars.example)", async () => {
+  copyFileSync(path.join(app, EXAMPLE, ".dev.vars.example"), path.join(app, ".dev.vars"));
+  const admin = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(path.join(app, ".dev.vars"), "utf8"))[1];
+  writeFileSync(path.join(app, "dev-check.mjs"), DEV_CHECK);
+  const args = [process.execPath, "dev-check.mjs", WRANGLER, "8911", admin].map((a) => `'${a}'`).join(" ");
+  const isolated = spawnSync("unshare", ["-n", "--", "ip", "link", "set", "lo", "up"]).status === 0;
+  const script = isolated ? `ip link set lo up && exec ${args}` : `exec ${args}`;
+  const result = isolated ? offline("sh", ["-c", script]) : spawnSync("sh", ["-c", script], { cwd: app, encoding: "utf8", timeout: 300_000 });
+  const answer = JSON.parse(result.stdout.trim().split("\n").pop() || "null");
+  // Every secret came from .dev.vars: GET /health finds nothing missing.
+  assert.deepEqual(answer, { status: 200, body: { ok: true, problems: [] } }, result.stderr);
 });
 
 test(".dev.vars.example lists exactly the secrets the worker needs, with placeholders only", () => {

@@ -128,6 +128,15 @@ export async function startWorker({ bindings = {}, sim = {}, persist, deployed }
   return new WorkerHarness(mf, server, outbound, workerOrigin, hooks, options, logs);
 }
 
+/** `action()`, its failure named: Miniflare's own "fetch failed" says neither what nor why. */
+async function named(what, action) {
+  try {
+    return await action();
+  } catch (e) {
+    throw new Error(`${what}: ${e.message} (${e.cause?.code ?? e.cause?.message ?? "no cause"})`, { cause: e });
+  }
+}
+
 class WorkerHarness {
   /**
    * `hooks.intercept = (request) => Response | undefined` answers outbound requests in the simulator's place;
@@ -215,15 +224,17 @@ class WorkerHarness {
 
   /** One cron tick (`scheduled()`), as the cron trigger would fire it. */
   async tick() {
-    const worker = await this.mf.getWorker();
-    const result = await worker.scheduled({ cron: "* * * * *" });
+    const result = await named("tick", async () => (await this.mf.getWorker()).scheduled({ cron: "* * * * *" }));
     assert.equal(result.outcome, "ok");
   }
 
   /** The registry's counters: runs by state, kicks per alarm invocation. */
-  async registryStats() {
-    const ns = await this.mf.getDurableObjectNamespace("REGISTRY");
-    return ns.get(ns.idFromName("registry")).stats();
+  registryStats() {
+    return named("registry stats", async () => {
+      const ns = await this.mf.getDurableObjectNamespace("REGISTRY");
+      const stats = await ns.get(ns.idFromName("registry")).stats();
+      return { active: stats.active, retired: stats.retired, kicksPerInvocation: [...stats.kicksPerInvocation] };
+    });
   }
 
   /** Requests the worker sent for one run, grouped by step (one step = one invocation). */

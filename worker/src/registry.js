@@ -69,7 +69,7 @@ export class Registry extends DurableObject {
     await this.ctx.storage.setAlarm(Date.now());
   }
 
-  /** One chunk of a sweep: kick the next runs, retire those that ended or are unknown. */
+  /** One chunk of a sweep: kick the next runs, retire those that ended, forget those not stored. */
   async alarm() {
     const { fanoutChunk } = settings(this.env);
     const { after } = this.sql.exec("SELECT after FROM sweep WHERE id = 1").one();
@@ -79,7 +79,11 @@ export class Registry extends DurableObject {
       .map((r) => r.job_uid);
     const states = await Promise.allSettled(chunk.map((jobUid) => trackerOf(this.env, jobUid).kick()));
     states.forEach((s, i) => {
-      if (s.status === "fulfilled" && s.value !== "active") this.sql.exec("UPDATE runs SET active = 0 WHERE job_uid = ?", chunk[i]);
+      if (s.status !== "fulfilled" || s.value === "active") return;
+      // A run that stores nothing (deleted, or never stored) is forgotten: it must not count
+      // towards MAX_TRACKED_RUNS. An ended one is retired until its deletion.
+      if (s.value === "unknown") this.remove(chunk[i]);
+      else this.sql.exec("UPDATE runs SET active = 0 WHERE job_uid = ?", chunk[i]);
     });
     this.logChunk(chunk.length);
     await this.advance(chunk, fanoutChunk);
