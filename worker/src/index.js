@@ -6,6 +6,7 @@ import { ConfigError, MAX_READ_TOKEN_TTL_SECONDS, connection, redacted, refusedS
 import { trackedRunsCapBody } from "./limits.js";
 import { registryOf, trackerOf } from "./registry.js";
 import { isRunId, route } from "./routes.js";
+import { launchV4, receiveV4Callback } from "./v4-routes.js";
 import { webhookEvent } from "./webhook-events.js";
 
 export { Registry } from "./registry.js";
@@ -211,6 +212,10 @@ async function dispatch(request, env, match, url, claims) {
       return webhook(request, env);
     case "health":
       return health(env);
+    case "v4-launch":
+      return launchV4(request, env, match.action);
+    case "v4-callback":
+      return receiveV4Callback(request, env);
     default:
       return problem(404, "Not found");
   }

@@ -1,0 +1,45 @@
+// The pure parts of the worker's v4 support, without workerd: what the safety net replays, and
+// which settings it accepts.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { reconcile } from "../../worker/src/v4-reconcile.js";
+import { v4Callback, v4Settings } from "../../worker/src/v4-settings.js";
+
+const d = (uid, batch, status, parent = null) => ({ uid, batch_uid: batch, status, parent_uid: parent });
+
+test("reconcile: stored batches need nothing; a failed or never-stored one is replayed, up to 3 times; in flight waits", () => {
+  const deliveries = [
+    d("d1", "b1", "SUCCESS"),
+    d("d2", "b2", "FAILED"),
+    d("d3", "b3", "SUCCESS"), // says SUCCESS, but the worker never stored b3
+    d("d4", "b4", "PENDING"),
+    d("d5", "b5", "FAILED"),
+    d("r1", "b5", "FAILED", "d5"),
+    d("r2", "b5", "FAILED", "d5"),
+    d("r3", "b5", "FAILED", "d5"),
+    d("d6", "b6", "FAILED"),
+    d("r4", "b6", "RUNNING", "d6"),
+  ];
+  const plan = reconcile(deliveries, new Set(["b1"]));
+  assert.deepEqual(plan.replay, ["d2", "d3"]);
+  assert.deepEqual(plan.waiting.sort(), ["b2", "b3", "b4", "b6"]);
+  assert.deepEqual(plan.lost, ["b5"], "3 replays failed: lost, and named");
+  assert.deepEqual(reconcile(deliveries, new Set(["b1", "b2", "b3", "b4", "b5", "b6"])), { replay: [], waiting: [], lost: [] });
+  assert.deepEqual(reconcile([{ uid: "x" }], new Set()), { replay: [], waiting: [], lost: [] }, "a delivery without a batch_uid names nothing");
+});
+
+test("v4 settings: defaults, https (http on loopback only), PUBLIC_URL needed to launch; a wrong one is named", () => {
+  const env = { CAPTAINDATA_API_KEY: "k", WEBHOOK_SECRET: "s" };
+  assert.deepEqual(v4Settings(env), { baseUrl: "https://api.captaindata.com/v4", apiKey: "k", statusIntervalMs: 60000, recheckMs: 5000 });
+  assert.equal(v4Settings({ ...env, CAPTAINDATA_V4_API_KEY: "k4" }).apiKey, "k4");
+  assert.equal(v4Settings({ ...env, CAPTAINDATA_V4_BASE_URL: "http://127.0.0.1:9/v4/" }).baseUrl, "http://127.0.0.1:9/v4");
+  assert.throws(() => v4Settings({ ...env, CAPTAINDATA_V4_BASE_URL: "http://api.example.com/v4" }), { setting: "CAPTAINDATA_V4_BASE_URL" });
+  assert.throws(() => v4Settings({ ...env, V4_STATUS_INTERVAL_MS: "soon" }), { setting: "V4_STATUS_INTERVAL_MS" });
+  assert.throws(() => v4Settings({ WEBHOOK_SECRET: "s" }), { setting: "CAPTAINDATA_API_KEY" });
+  assert.throws(() => v4Callback(env), { setting: "PUBLIC_URL", message: /PUBLIC_URL/ });
+  assert.throws(() => v4Callback({ ...env, PUBLIC_URL: "http://worker.example.com" }), { setting: "PUBLIC_URL" });
+  const callback = v4Callback({ ...env, PUBLIC_URL: "https://w.example.workers.dev/" });
+  assert.deepEqual(callback, { url: "https://w.example.workers.dev/v4/callbacks", headers: { "x-callback-secret": "s" } });
+  // A wrong value is never echoed (it could hold credentials).
+  assert.throws(() => v4Callback({ ...env, PUBLIC_URL: "ftp://user:pw@x" }), (e) => !e.message.includes("pw"));
+});
