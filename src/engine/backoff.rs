@@ -1,6 +1,6 @@
 //! Exponential backoff with full jitter, as a pure iterator of delays (backon style).
 
-use super::RetryPolicy;
+use super::config::RetryPolicy;
 
 /// SplitMix64: tiny, seedable, good enough for jitter (no `rand` crate in the wasm).
 #[derive(Clone, Debug)]
