@@ -50,6 +50,11 @@ impl Backoff {
         }
     }
 
+    /// Retries allowed in a row.
+    pub fn retries(&self) -> u32 {
+        self.policy.retries
+    }
+
     /// Starts a new run of failures (after a success); the jitter sequence carries on.
     pub fn reset(&mut self) {
         self.attempt = 0;

@@ -145,14 +145,10 @@ impl Poller {
         };
         Ok(Poller {
             position: Position::resumed(saved.page, saved.skip, saved.offset),
-            cadence: Cadence::new(&config, saved.polls, saved.quiet),
+            cadence: Cadence::new(config.seed, saved.polls, saved.quiet),
             lag: Lag::new(config.interval_ms, now_ms),
             ending,
-            hints: Hints::new(
-                config.webhook_reads,
-                config.webhook_delay(),
-                config.step_mode,
-            ),
+            hints: Hints::default(),
             retries: Retries::new(config.retry, config.seed),
             budget: Budget::new(&config, now_ms),
             last_run: LastRun::default(),
@@ -172,7 +168,10 @@ impl Poller {
     /// Opaque, JSON-safe resume token: the position after the last row whose delivery was
     /// confirmed ([`Event::BatchDone`]). No secrets.
     pub fn cursor(&self) -> String {
-        self.cursor_state().encode()
+        match &self.unconfirmed {
+            Some(before) => before.encode(),
+            None => self.live_cursor().encode(),
+        }
     }
 
     /// The resume token after the batch being delivered ([`Action::Emit`]), for a receiver
@@ -278,14 +277,6 @@ impl Poller {
         }
     }
 
-    /// The position after the last confirmed batch.
-    fn cursor_state(&self) -> CursorState {
-        match &self.unconfirmed {
-            Some(before) => before.clone(),
-            None => self.live_cursor(),
-        }
-    }
-
     /// The position after the rows handed out so far.
     fn live_cursor(&self) -> CursorState {
         CursorState {
@@ -301,8 +292,8 @@ impl Poller {
     }
 
     fn fetch(&mut self, kind: RequestKind, now_ms: u64) -> Action {
-        let spent = self.budget.timed_out(now_ms);
-        if let Some((code, message)) = spent.or_else(|| self.budget.requests_spent()) {
+        let spent = self.budget.timed_out(&self.config, now_ms);
+        if let Some((code, message)) = spent.or_else(|| self.budget.requests_spent(&self.config)) {
             return self.budget_spent(code, message);
         }
         if self.cadence.offline() {
@@ -331,10 +322,10 @@ impl Poller {
     }
 
     fn sleep(&mut self, ms: u64, reason: SleepReason, then: RequestKind, now_ms: u64) -> Action {
-        if let Some((code, message)) = self.budget.timed_out(now_ms) {
+        if let Some((code, message)) = self.budget.timed_out(&self.config, now_ms) {
             return self.budget_spent(code, message);
         }
-        let Some(mut ms) = self.cadence.pause(ms, reason) else {
+        let Some(mut ms) = self.cadence.pause(&self.config, ms, reason) else {
             return self.wait_for_event(now_ms); // hidden, with hidden polling paused
         };
         if let Some(left) = self.budget.left(now_ms) {
@@ -402,7 +393,7 @@ impl Poller {
     /// A webhook is a hint to read now; only the API's status ends the run (see
     /// [`Event::Webhook`]).
     fn on_webhook(&mut self, hook: Webhook, now_ms: u64) {
-        let acted = self.hints.received(hook, self.ending.over());
+        let acted = self.hints.received(&self.config, hook, self.ending.over());
         // The glue cancels a pending timer on every webhook: re-arm what is left of it.
         self.sleep_cancelled(false, now_ms);
         // Cut an interval short (a backoff is not: the server asked for it).
@@ -640,10 +631,10 @@ impl Poller {
     /// (a 404 there is NOT_FOUND).
     fn on_results_missing(&mut self) {
         self.cadence.results_read();
-        self.next = match self.hints.active() {
+        self.next = match self.hints.active(&self.config) {
             // Paced: the fast webhook cadence must not turn into a hot loop.
             true => Next::Sleep {
-                ms: self.hints.delay(),
+                ms: self.config.webhook_delay().into(),
                 reason: SleepReason::Interval,
                 then: RequestKind::Run,
             },
@@ -665,7 +656,7 @@ impl Poller {
     /// A wait for a count that trails the rows: the status is read again an interval later,
     /// no sooner than `min_ms`.
     fn await_count(&mut self, min_ms: u64) {
-        let ms = self.cadence.jittered().max(min_ms);
+        let ms = self.cadence.jittered(&self.config).max(min_ms);
         self.next = match self.config.step_mode {
             true => Next::Yield,
             false => Next::Sleep {
@@ -693,7 +684,7 @@ impl Poller {
         // The mode this poll was made in: results first (every tick, or rows flowing), or
         // status first (the status of this tick was read just before).
         let first_page = self.position.on_first_page();
-        let results_first = !self.cadence.status_first(first_page);
+        let results_first = !self.cadence.status_first(&self.config, first_page);
         if !results_first {
             self.lag.read(Read {
                 rows: self.cadence.poll_rows(),
@@ -701,15 +692,21 @@ impl Poller {
                 counted: self.last_run.count(),
             });
         }
-        let tick = self
-            .cadence
-            .polled(first_page, results_first, self.last_run.seen());
-        self.next = match (self.hints.active(), tick.read_status) {
-            (true, _) => Next::Sleep {
-                ms: self.hints.spend(),
-                reason: SleepReason::Interval,
-                then: RequestKind::Run,
-            },
+        let tick = self.cadence.polled(
+            &self.config,
+            first_page,
+            results_first,
+            self.last_run.seen(),
+        );
+        self.next = match (self.hints.active(&self.config), tick.read_status) {
+            (true, _) => {
+                self.hints.spend();
+                Next::Sleep {
+                    ms: self.config.webhook_delay().into(),
+                    reason: SleepReason::Interval,
+                    then: RequestKind::Run,
+                }
+            }
             (false, true) => Next::Fetch(RequestKind::Run),
             (false, false) => tick.pause.into(),
         };
@@ -733,7 +730,8 @@ impl Poller {
 
     fn on_run(&mut self, run: RunInfo, now_ms: u64) {
         let class = classify_status(&run.status);
-        if let Some((run, paused_for_ms)) = self.last_run.read(&run, class, now_ms) {
+        if let Some(paused_for_ms) = self.last_run.read(&run, class, now_ms) {
+            let run = run.clone();
             self.outbox.push_back(Action::Status { run, paused_for_ms });
         }
         if let Some(message) = run
@@ -745,8 +743,9 @@ impl Poller {
             return self.fail(ErrorCode::AllInputsFailed, text, None);
         }
         let first_page = self.position.on_first_page();
-        let pause = self.cadence.next_tick(first_page);
-        let guided_tick = self.cadence.status_first(first_page) && !self.cadence.tick_read();
+        let pause = self.cadence.next_tick(&self.config, first_page);
+        let guided_tick =
+            self.cadence.status_first(&self.config, first_page) && !self.cadence.tick_read();
         if guided_tick {
             let running = run.status.eq_ignore_ascii_case("running");
             self.lag.tick(now_ms, running);
@@ -761,7 +760,7 @@ impl Poller {
             }
             RunClass::Active | RunClass::Paused if self.ending.over() => {}
             // After a webhook: drain now, then read the status again soon (after_poll).
-            RunClass::Active | RunClass::Paused if self.hints.active() => {}
+            RunClass::Active | RunClass::Paused if self.hints.active(&self.config) => {}
             // The tick's first read: the results only when they can bring something.
             RunClass::Active | RunClass::Paused if guided_tick && results_due => {}
             RunClass::Active | RunClass::Paused if guided_tick => {

@@ -7,11 +7,10 @@ use alloc::string::String;
 use crate::api::{decimal, ErrorCode};
 use crate::engine::config::Config;
 
-/// Time and requests spent against their limits.
+/// Time and requests spent against their limits (`Config::max_duration_ms`,
+/// `Config::max_requests`).
 #[derive(Debug)]
 pub(super) struct Budget {
-    max_duration_ms: Option<u64>,
-    max_requests: Option<u32>,
     started_ms: u64,
     deadline_ms: Option<u64>,
     /// Requests sent so far.
@@ -22,8 +21,6 @@ impl Budget {
     /// The budgets of `config`, counted from `now_ms`.
     pub fn new(config: &Config, now_ms: u64) -> Budget {
         Budget {
-            max_duration_ms: config.max_duration_ms,
-            max_requests: config.max_requests,
             started_ms: now_ms,
             deadline_ms: config.max_duration_ms.map(|d| now_ms.saturating_add(d)),
             requests: 0,
@@ -56,18 +53,18 @@ impl Budget {
     }
 
     /// TIMEOUT and its message once the deadline has passed.
-    pub fn timed_out(&self, now_ms: u64) -> Option<(ErrorCode, String)> {
+    pub fn timed_out(&self, config: &Config, now_ms: u64) -> Option<(ErrorCode, String)> {
         if !self.out_of_time(now_ms) {
             return None;
         }
-        let max = self.max_duration_ms.unwrap_or_default();
+        let max = config.max_duration_ms.unwrap_or_default();
         let message = ["gave up after maxDurationMs (", &decimal(max), " ms)"].concat();
         Some((ErrorCode::Timeout, message))
     }
 
     /// BUDGET_EXHAUSTED and its message once `max_requests` were sent.
-    pub fn requests_spent(&self) -> Option<(ErrorCode, String)> {
-        let max = self.max_requests.filter(|&max| self.requests >= max)?;
+    pub fn requests_spent(&self, config: &Config) -> Option<(ErrorCode, String)> {
+        let max = config.max_requests.filter(|&max| self.requests >= max)?;
         let message = ["sent maxRequests (", &decimal(max.into()), ") requests"].concat();
         Some((ErrorCode::BudgetExhausted, message))
     }
@@ -86,20 +83,20 @@ impl Budget {
 mod tests {
     use super::*;
 
-    fn budget(max_duration_ms: Option<u64>, max_requests: Option<u32>) -> Budget {
+    fn budget(max_duration_ms: Option<u64>, max_requests: Option<u32>) -> (Budget, Config) {
         let mut config = Config::new("https://api.captaindata.co/v3", "j").unwrap();
         config.max_duration_ms = max_duration_ms;
         config.max_requests = max_requests;
-        Budget::new(&config, 1_000)
+        (Budget::new(&config, 1_000), config)
     }
 
     #[test]
     fn the_deadline_ends_the_poll_and_cuts_request_timeouts() {
-        let mut b = budget(Some(5_000), None);
-        assert_eq!(b.timed_out(5_999), None);
+        let (mut b, config) = budget(Some(5_000), None);
+        assert_eq!(b.timed_out(&config, 5_999), None);
         assert_eq!(b.send(30_000, 4_000), 2_000);
         assert_eq!(b.send(30_000, 5_999), 1);
-        let (code, message) = b.timed_out(6_000).unwrap();
+        let (code, message) = b.timed_out(&config, 6_000).unwrap();
         assert_eq!(code, ErrorCode::Timeout);
         assert_eq!(message, "gave up after maxDurationMs (5000 ms)");
         assert_eq!(b.elapsed(6_000), 5_000);
@@ -107,15 +104,15 @@ mod tests {
 
     #[test]
     fn the_request_budget_is_spent_after_max_requests() {
-        let mut b = budget(None, Some(2));
+        let (mut b, config) = budget(None, Some(2));
         assert_eq!(b.send(30_000, 1_000), 30_000);
-        assert_eq!(b.requests_spent(), None);
+        assert_eq!(b.requests_spent(&config), None);
         b.send(30_000, 1_000);
         let spent = Some((
             ErrorCode::BudgetExhausted,
             "sent maxRequests (2) requests".into(),
         ));
-        assert_eq!(b.requests_spent(), spent);
+        assert_eq!(b.requests_spent(&config), spent);
         assert_eq!((b.requests(), b.left(1_000)), (2, None));
     }
 }

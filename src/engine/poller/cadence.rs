@@ -39,14 +39,11 @@ pub(super) enum Pause {
     Yield,
 }
 
-/// The steady cadence: ticks, their reads, and the page's conditions (hidden, offline).
+/// The steady cadence: ticks, their reads, and the page's conditions (hidden, offline). The
+/// settings it applies (`interval_ms`, `status_every`, `read_mode`, `step_mode`,
+/// `hidden_interval_ms`) are read from the [`Config`] each method is given.
 #[derive(Debug)]
 pub(super) struct Cadence {
-    interval_ms: u32,
-    status_every: u32,
-    read_mode: ReadMode,
-    step_mode: bool,
-    hidden_interval_ms: Option<u32>,
     /// Results polls done (across resumes), for `status_every`.
     polls: u32,
     /// Rows the current poll has delivered so far.
@@ -79,14 +76,9 @@ pub(super) struct TickEnd {
 }
 
 impl Cadence {
-    /// The cadence of `config`, `polls` and `quiet` carried over from a cursor.
-    pub fn new(config: &Config, polls: u32, quiet: u32) -> Cadence {
+    /// A cadence jittered from `seed`, `polls` and `quiet` carried over from a cursor.
+    pub fn new(seed: u64, polls: u32, quiet: u32) -> Cadence {
         Cadence {
-            interval_ms: config.interval_ms,
-            status_every: config.status_every,
-            read_mode: config.read_mode,
-            step_mode: config.step_mode,
-            hidden_interval_ms: config.hidden_interval_ms,
             polls,
             poll_rows: 0,
             prev_poll_rows: 0,
@@ -94,7 +86,7 @@ impl Cadence {
             growing: 0,
             tick_read: false,
             // Another stream than the backoff's, from the same seed.
-            jitter: SplitMix64::new(config.seed ^ JITTER_STREAM),
+            jitter: SplitMix64::new(seed ^ JITTER_STREAM),
             hidden: false,
             offline: false,
         }
@@ -132,9 +124,9 @@ impl Cadence {
     /// one status request a tick but downloads the whole run again on the tick after the last
     /// rows, before the status says the run ended (and a drain downloads it once more). Past
     /// the first page, a blind read re-downloads at most the tail page of a longer run.
-    pub fn status_first(&self, first_page: bool) -> bool {
-        let guided = self.read_mode == ReadMode::StatusGuided;
-        guided && (self.step_mode || self.growing < 2 || first_page)
+    pub fn status_first(&self, config: &Config, first_page: bool) -> bool {
+        let guided = config.read_mode == ReadMode::StatusGuided;
+        guided && (config.step_mode || self.growing < 2 || first_page)
     }
 
     /// The pause before the next tick: `interval_ms` after this tick's last read, lengthened
@@ -142,22 +134,22 @@ impl Cadence {
     /// client polls faster than it asked, and a tick's own requests do not shorten the pause
     /// after it (the cadence of the seed's loop, and of SWR's `refreshInterval`), so a run is
     /// read no more often than such a loop reads it.
-    pub fn jittered(&mut self) -> u64 {
-        let interval = u64::from(self.interval_ms);
+    pub fn jittered(&mut self, config: &Config) -> u64 {
+        let interval = u64::from(config.interval_ms);
         self.jitter.between(interval, interval + interval / 20)
     }
 
     /// The end of this tick: the next tick after a jittered interval, reading what it reads
     /// first; in step mode, the end of the round.
-    pub fn next_tick(&mut self, first_page: bool) -> Pause {
-        let then = match self.status_first(first_page) {
+    pub fn next_tick(&mut self, config: &Config, first_page: bool) -> Pause {
+        let then = match self.status_first(config, first_page) {
             true => RequestKind::Run,
             false => RequestKind::Results,
         };
-        match self.step_mode {
+        match config.step_mode {
             true => Pause::Yield,
             false => Pause::Sleep {
-                ms: self.jittered(),
+                ms: self.jittered(config),
                 then,
             },
         }
@@ -166,10 +158,10 @@ impl Cadence {
     /// The delay a sleep of `ms` really takes: at least 1 ms, at most a timer's range, and a
     /// steady-cadence sleep of a hidden page stretched to `hidden_interval_ms`; `None` when
     /// hidden polling is paused.
-    pub fn pause(&self, ms: u64, reason: SleepReason) -> Option<u64> {
+    pub fn pause(&self, config: &Config, ms: u64, reason: SleepReason) -> Option<u64> {
         let ms = match !self.hidden || reason != SleepReason::Interval {
             true => ms,
-            false => ms.max(self.hidden_interval_ms?.into()),
+            false => ms.max(config.hidden_interval_ms?.into()),
         };
         // Not `Ord::clamp`: its `min <= max` assertion carries a formatted panic message.
         #[allow(clippy::manual_clamp)]
@@ -209,7 +201,13 @@ impl Cadence {
     /// A results read reached the tail of a running run (`results_first`: made before this
     /// tick's status; `status_seen`: a status was ever read): whether the status is read now,
     /// and the pause otherwise.
-    pub fn polled(&mut self, first_page: bool, results_first: bool, status_seen: bool) -> TickEnd {
+    pub fn polled(
+        &mut self,
+        config: &Config,
+        first_page: bool,
+        results_first: bool,
+        status_seen: bool,
+    ) -> TickEnd {
         self.polls = self.polls.saturating_add(1);
         self.growing = match self.poll_rows {
             0 => 0,
@@ -217,14 +215,14 @@ impl Cadence {
         };
         self.quiet = 0;
         self.tick_read = true;
-        let pause = self.next_tick(first_page);
-        let every = self.status_every;
+        let pause = self.next_tick(config, first_page);
+        let every = config.status_every;
         let due = every > 0 && self.polls % every == 0;
         // Growth that stopped or slowed down is the sign of a run ending: read the status now,
         // so completion is noticed within about one interval instead of two.
         let slowed = self.poll_rows == 0 || self.poll_rows < self.prev_poll_rows;
         let read_status = match results_first {
-            true => self.step_mode || slowed || due || !status_seen,
+            true => config.step_mode || slowed || due || !status_seen,
             false => !status_seen,
         };
         self.prev_poll_rows = core::mem::take(&mut self.poll_rows);
@@ -249,69 +247,78 @@ impl Cadence {
 mod tests {
     use super::*;
 
-    fn cadence(edit: impl FnOnce(&mut Config)) -> Cadence {
+    fn cadence(edit: impl FnOnce(&mut Config)) -> (Cadence, Config) {
         let mut config = Config::new("https://api.captaindata.co/v3", "j").unwrap();
         config.interval_ms = 1_000;
         edit(&mut config);
-        Cadence::new(&config, 0, 0)
+        (Cadence::new(config.seed, 0, 0), config)
     }
 
     #[test]
     fn the_pause_is_the_interval_lengthened_by_at_most_five_percent() {
-        let mut c = cadence(|_| {});
+        let (mut c, config) = cadence(|_| {});
         for _ in 0..200 {
-            assert!((1_000..=1_050).contains(&c.jittered()));
+            assert!((1_000..=1_050).contains(&c.jittered(&config)));
         }
-        let mut same = cadence(|_| {});
-        let mut other = cadence(|config| config.seed = 1);
-        let a: alloc::vec::Vec<u64> = (0..8).map(|_| same.jittered()).collect();
-        let b: alloc::vec::Vec<u64> = (0..8).map(|_| other.jittered()).collect();
+        let (mut same, config) = cadence(|_| {});
+        let (mut other, _) = cadence(|config| config.seed = 1);
+        let a: alloc::vec::Vec<u64> = (0..8).map(|_| same.jittered(&config)).collect();
+        let b: alloc::vec::Vec<u64> = (0..8).map(|_| other.jittered(&config)).collect();
         assert_ne!(a, b);
     }
 
     #[test]
     fn a_hidden_page_waits_the_hidden_interval_or_not_at_all() {
-        let mut c = cadence(|_| {});
-        assert_eq!(c.pause(1_000, SleepReason::Interval), Some(1_000));
+        let (mut c, config) = cadence(|_| {});
+        assert_eq!(c.pause(&config, 1_000, SleepReason::Interval), Some(1_000));
         assert!(!c.set_hidden(true));
-        assert_eq!(c.pause(1_000, SleepReason::Interval), Some(60_000));
+        assert_eq!(c.pause(&config, 1_000, SleepReason::Interval), Some(60_000));
         // A backoff is the server's: not stretched.
-        assert_eq!(c.pause(1_000, SleepReason::Backoff), Some(1_000));
+        assert_eq!(c.pause(&config, 1_000, SleepReason::Backoff), Some(1_000));
         assert!(c.set_hidden(false));
-        let mut paused = cadence(|config| config.hidden_interval_ms = None);
+        let (mut paused, paused_config) = cadence(|config| config.hidden_interval_ms = None);
         paused.set_hidden(true);
-        assert_eq!(paused.pause(1_000, SleepReason::Interval), None);
-        assert_eq!(c.pause(0, SleepReason::Interval), Some(1));
-        assert_eq!(c.pause(u64::MAX, SleepReason::Backoff), Some(MAX_TIMER_MS));
+        assert_eq!(
+            paused.pause(&paused_config, 1_000, SleepReason::Interval),
+            None
+        );
+        assert_eq!(c.pause(&config, 0, SleepReason::Interval), Some(1));
+        assert_eq!(
+            c.pause(&config, u64::MAX, SleepReason::Backoff),
+            Some(MAX_TIMER_MS)
+        );
     }
 
     #[test]
     fn status_guided_ticks_read_the_status_first_until_rows_come_on_every_tick() {
-        let mut c = cadence(|_| {});
-        assert!(c.status_first(false));
+        let (mut c, config) = cadence(|_| {});
+        assert!(c.status_first(&config, false));
         for _ in 0..2 {
             c.delivered(3);
-            c.polled(false, false, true);
+            c.polled(&config, false, false, true);
         }
-        assert!(!c.status_first(false));
+        assert!(!c.status_first(&config, false));
         // On the first page a blind read downloads the whole run again: status first.
-        assert!(c.status_first(true));
+        assert!(c.status_first(&config, true));
         c.quiet_tick();
-        assert!(c.status_first(false));
-        let every = cadence(|config| config.read_mode = ReadMode::EveryTick);
-        assert!(!every.status_first(true));
+        assert!(c.status_first(&config, false));
+        let (every, every_config) = cadence(|config| config.read_mode = ReadMode::EveryTick);
+        assert!(!every.status_first(&every_config, true));
     }
 
     #[test]
     fn after_a_results_read_the_status_is_read_when_due_or_when_growth_slows() {
-        let mut c = cadence(|config| {
+        let (mut c, config) = cadence(|config| {
             config.read_mode = ReadMode::EveryTick;
             config.status_every = 3;
         });
         c.delivered(5);
-        assert!(c.polled(false, true, false).read_status, "never seen");
+        assert!(
+            c.polled(&config, false, true, false).read_status,
+            "never seen"
+        );
         c.delivered(5);
-        let end = c.polled(false, true, true);
+        let end = c.polled(&config, false, true, true);
         assert!(!end.read_status);
         assert!(matches!(
             end.pause,
@@ -321,10 +328,13 @@ mod tests {
             }
         ));
         c.delivered(5);
-        assert!(c.polled(false, true, true).read_status, "every 3rd poll");
+        assert!(
+            c.polled(&config, false, true, true).read_status,
+            "every 3rd poll"
+        );
         c.delivered(2);
         assert!(
-            c.polled(false, true, true).read_status,
+            c.polled(&config, false, true, true).read_status,
             "fewer rows than before"
         );
         assert_eq!(c.polls(), 4);
@@ -332,20 +342,20 @@ mod tests {
 
     #[test]
     fn quiet_ticks_add_up_until_a_results_read() {
-        let mut c = cadence(|_| {});
+        let (mut c, config) = cadence(|_| {});
         for _ in 0..QUIET_TICKS {
             assert!(!c.quiet_long());
             c.quiet_tick();
         }
         assert!(c.quiet_long());
-        c.polled(true, false, true);
+        c.polled(&config, true, false, true);
         assert_eq!(c.quiet(), 0);
     }
 
     #[test]
     fn a_step_ends_its_round_instead_of_sleeping() {
-        let mut c = cadence(|config| config.step_mode = true);
-        assert_eq!(c.next_tick(false), Pause::Yield);
+        let (mut c, config) = cadence(|config| config.step_mode = true);
+        assert_eq!(c.next_tick(&config, false), Pause::Yield);
         assert!(!c.set_online(false));
         assert!(c.offline());
         assert!(c.set_online(true));

@@ -11,13 +11,12 @@
 use alloc::string::String;
 
 use crate::api::{Webhook, WebhookKind};
+use crate::engine::config::Config;
 
-/// The webhooks acted on and the fast reads they started.
-#[derive(Debug)]
+/// The webhooks acted on and the fast reads they started (by `Config::webhook_reads` and
+/// `Config::webhook_delay_ms`).
+#[derive(Debug, Default)]
 pub(super) struct Hints {
-    reads: u32,
-    delay_ms: u32,
-    step_mode: bool,
     /// Fast status reads left.
     reads_left: u32,
     /// The webhook kind last acted on: a duplicate changes nothing.
@@ -27,46 +26,28 @@ pub(super) struct Hints {
 }
 
 impl Hints {
-    /// `reads` fast reads `delay_ms` apart after each webhook acted on.
-    pub fn new(reads: u32, delay_ms: u32, step_mode: bool) -> Hints {
-        Hints {
-            reads,
-            delay_ms,
-            step_mode,
-            reads_left: 0,
-            hinted: None,
-            error: None,
-        }
-    }
-
     /// A webhook arrived (`over`: the API already said the run is over): true when it is
     /// acted on (the status is to be read at once).
-    pub fn received(&mut self, hook: Webhook, over: bool) -> bool {
+    pub fn received(&mut self, config: &Config, hook: Webhook, over: bool) -> bool {
         let acted = matches!(hook.kind, WebhookKind::Succeeded | WebhookKind::Failed)
             && !over
             && self.hinted != Some(hook.kind);
         if acted {
             self.hinted = Some(hook.kind);
             self.error = hook.error.or(self.error.take());
-            self.reads_left = self.reads;
+            self.reads_left = config.webhook_reads;
         }
         acted
     }
 
     /// The fast cadence after a webhook is on (never in step mode: a round is one round).
-    pub fn active(&self) -> bool {
-        self.reads_left > 0 && !self.step_mode
+    pub fn active(&self, config: &Config) -> bool {
+        self.reads_left > 0 && !config.step_mode
     }
 
-    /// One fast read is spent: the pause before it.
-    pub fn spend(&mut self) -> u64 {
+    /// One fast read is spent.
+    pub fn spend(&mut self) {
         self.reads_left -= 1;
-        self.delay()
-    }
-
-    /// The pause between fast reads.
-    pub fn delay(&self) -> u64 {
-        u64::from(self.delay_ms)
     }
 
     /// A webhook was acted on (a step reads the results: the end is near).
@@ -89,27 +70,35 @@ mod tests {
         classify_webhook(Some(message), error, None)
     }
 
+    fn config(step_mode: bool) -> Config {
+        let mut config = Config::new("https://api.captaindata.co/v3", "j").unwrap();
+        config.webhook_reads = 2;
+        config.step_mode = step_mode;
+        config
+    }
+
     #[test]
     fn an_end_webhook_starts_the_fast_reads_once_per_kind() {
-        let mut h = Hints::new(2, 100, false);
-        assert!(!h.received(hook("Job created.", None), false));
-        assert!(!h.active());
-        assert!(h.received(hook("Job successfully finished.", None), false));
-        assert!(!h.received(hook("Job successfully finished.", None), false));
-        assert!(h.active());
-        assert_eq!((h.spend(), h.spend()), (100, 100));
-        assert!(!h.active());
-        assert!(h.received(hook("Job failed.", Some("quota reached")), false));
+        let (mut h, c) = (Hints::default(), config(false));
+        assert!(!h.received(&c, hook("Job created.", None), false));
+        assert!(!h.active(&c));
+        assert!(h.received(&c, hook("Job successfully finished.", None), false));
+        assert!(!h.received(&c, hook("Job successfully finished.", None), false));
+        assert!(h.active(&c));
+        h.spend();
+        h.spend();
+        assert!(!h.active(&c));
+        assert!(h.received(&c, hook("Job failed.", Some("quota reached")), false));
         assert_eq!(h.error().as_deref(), Some("quota reached"));
     }
 
     #[test]
     fn after_the_end_or_in_a_step_there_are_no_fast_reads() {
-        let mut h = Hints::new(2, 100, false);
-        assert!(!h.received(hook("Job successfully finished.", None), true));
-        let mut step = Hints::new(2, 100, true);
-        assert!(step.received(hook("Job successfully finished.", None), false));
-        assert!(!step.active());
+        let (mut h, c) = (Hints::default(), config(false));
+        assert!(!h.received(&c, hook("Job successfully finished.", None), true));
+        let (mut step, c) = (Hints::default(), config(true));
+        assert!(step.received(&c, hook("Job successfully finished.", None), false));
+        assert!(!step.active(&c));
         assert!(step.hinted());
     }
 }

@@ -20,7 +20,6 @@ use crate::engine::config::RetryPolicy;
 /// The retries of the request being sent, and all those made.
 #[derive(Debug)]
 pub(super) struct Retries {
-    limit: u32,
     backoff: Backoff,
     /// Retries this poller made.
     made: u32,
@@ -39,7 +38,6 @@ impl Retries {
     /// Retries by `policy`, the jitter seeded with `seed`.
     pub fn new(policy: RetryPolicy, seed: u64) -> Retries {
         Retries {
-            limit: policy.retries,
             backoff: Backoff::new(policy, seed),
             made: 0,
         }
@@ -76,7 +74,13 @@ impl Retries {
                 true => ErrorCode::BadResponse,
                 false => ErrorCode::RetriesExhausted,
             };
-            let message = [label, " after ", &decimal(self.limit.into()), " retries"].concat();
+            let message = [
+                label,
+                " after ",
+                &decimal(self.backoff.retries().into()),
+                " retries",
+            ]
+            .concat();
             return Retry::GiveUp(code, message);
         };
         self.made = self.made.saturating_add(1);

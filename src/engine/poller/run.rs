@@ -35,14 +35,9 @@ impl LastRun {
         self.run.as_ref().map(|r| &r.status)
     }
 
-    /// A status read at `now_ms`: what to tell `onStatus` (the run and how long it has been
-    /// paused), when the run changed or is still paused.
-    pub fn read(
-        &mut self,
-        run: &RunInfo,
-        class: RunClass,
-        now_ms: u64,
-    ) -> Option<(RunInfo, Option<u64>)> {
+    /// A status read at `now_ms`: when the run changed or is still paused, `onStatus` is told
+    /// (`Some`, with how long it has been paused).
+    pub fn read(&mut self, run: &RunInfo, class: RunClass, now_ms: u64) -> Option<Option<u64>> {
         self.seen = true;
         let paused_for_ms = match class {
             RunClass::Paused => {
@@ -57,7 +52,7 @@ impl LastRun {
             return None;
         }
         self.run = Some(run.clone());
-        Some((run.clone(), paused_for_ms))
+        Some(paused_for_ms)
     }
 }
 
@@ -83,17 +78,10 @@ mod tests {
             .is_none());
         assert_eq!(last.count(), Some(1));
         let paused = run("paused", 1);
+        assert_eq!(last.read(&paused, RunClass::Paused, 20), Some(Some(0)));
+        assert_eq!(last.read(&paused, RunClass::Paused, 50), Some(Some(30)));
         assert_eq!(
-            last.read(&paused, RunClass::Paused, 20).map(|r| r.1),
-            Some(Some(0))
-        );
-        assert_eq!(
-            last.read(&paused, RunClass::Paused, 50).map(|r| r.1),
-            Some(Some(30))
-        );
-        assert_eq!(
-            last.read(&run("running", 1), RunClass::Active, 60)
-                .map(|r| r.1),
+            last.read(&run("running", 1), RunClass::Active, 60),
             Some(None)
         );
         assert_eq!(last.status().map(String::as_str), Some("running"));
