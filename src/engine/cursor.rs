@@ -9,7 +9,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::ConfigError;
+use super::validation::{validate_path_segment, ConfigError};
 use crate::api::decimal;
 
 const PREFIX: &str = "cdp1.";
@@ -79,7 +79,7 @@ fn parse(cursor: &str) -> Option<CursorState> {
     let mut fields = text.split('|');
     let mut next = || fields.next();
     let job_uid: String = next()?.into();
-    super::validate_path_segment("cursor", &job_uid).ok()?;
+    validate_path_segment("cursor", &job_uid).ok()?;
     let offset = next()?.parse::<u64>().ok()?;
     let skip = usize::try_from(next()?.parse::<u64>().ok()?).ok()?;
     let polls = u32::try_from(next()?.parse::<u64>().ok()?).ok()?;
