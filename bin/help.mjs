@@ -1,5 +1,6 @@
 // `--help` texts: one per command, each with an example; the exit codes in the top-level
 // help only (each command's help points there).
+import { DEFAULTS } from "captaindata-poller/rules";
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 
 const CONNECTION = `Connection:
@@ -7,7 +8,7 @@ const CONNECTION = `Connection:
   CAPTAINDATA_PROJECT_ID    the project uid; or --project-id ID
   --base-url URL            another API root, ending in its version (/v3): a proxy such as
                             the project's worker, or the simulator of npm start
-                            (http://127.0.0.1:8080/v3). Default https://api.captaindata.co/v3
+                            (http://127.0.0.1:8080/v3). Default ${DEFAULTS.baseUrl}
   CAPTAINDATA_READ_TOKEN    through the worker: the run's read token (from its /track), sent
                             as the x-read-token header; or --read-token TOKEN. With it, the
                             key and project of the environment are not sent to --base-url

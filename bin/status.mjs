@@ -4,6 +4,7 @@ import { optionError } from "./connection.mjs";
 import { EXIT, exitCodeFor } from "./exit-codes.mjs";
 import { failureText } from "./failure-text.mjs";
 import { loadPackage, settle } from "./package-entry.mjs";
+import { classifyStatus, isAllInputsFailed } from "captaindata-poller/rules";
 import { printable } from "./progress.mjs";
 import { failsAtOnce, observedFetch, refusedText } from "./requests.mjs";
 
@@ -31,14 +32,14 @@ export function describeRun(jobUid, run) {
 
 /**
  * `--exit-status`: the exit code of the run's state, by the crate's classification
- * (src/api/status.rs): an "All Inputs Failed" message wins over the status; a status the
- * crate does not know is a run still going.
+ * (src/api/status.rs, through the package's rules): an "All Inputs Failed" message wins over
+ * the status; a status the crate does not know is a run still going.
  */
 export function exitCodeOfRun(run) {
-  if (/all inputs failed/i.test(run.errorMessage ?? "")) return EXIT.RUN_FAILED;
-  const status = String(run.status).toLowerCase();
-  if (["finished", "completed", "warning"].includes(status)) return EXIT.OK;
-  if (["shutdown", "stopped"].includes(status)) return EXIT.RUN_FAILED;
+  if (isAllInputsFailed(run.errorMessage)) return EXIT.RUN_FAILED;
+  const runClass = classifyStatus(run.status);
+  if (runClass === "succeeded") return EXIT.OK;
+  if (runClass === "failed") return EXIT.RUN_FAILED;
   return EXIT.NOT_ENDED;
 }
 

@@ -1,27 +1,8 @@
-// Every `error.code` a CaptainDataError can carry, and which of them are final. The list
-// mirrors `ErrorCode::ALL` and `ErrorCode::is_final` in src/api/error_code.rs; the native
-// test tests/error_codes.rs fails when this file, index.d.ts or a user of the codes drifts.
+// Every `error.code` a CaptainDataError can carry, and which of them are final: the crate's
+// lists (`ErrorCode::ALL`, `ErrorCode::is_final`), generated into js/rules.js.
 
-/** Every `error.code`, in a stable order. */
-export const ERROR_CODES = Object.freeze([
-  "ALL_INPUTS_FAILED",
-  "JOB_FAILED",
-  "UNAUTHORIZED",
-  "NOT_FOUND",
-  "TIMEOUT",
-  "BUDGET_EXHAUSTED",
-  "RETRIES_EXHAUSTED",
-  "BAD_RESPONSE",
-  "ABORTED",
-  "RATE_LIMITED",
-  "SERVER_ERROR",
-  "NETWORK_ERROR",
-  "LOAD_FAILED",
-  "CALLBACK_FAILED",
-]);
-
-/** The codes that polling again with the same options cannot change. */
-export const FINAL_ERROR_CODES = Object.freeze(["ALL_INPUTS_FAILED", "JOB_FAILED", "UNAUTHORIZED", "NOT_FOUND"]);
+export { ERROR_CODES, FINAL_ERROR_CODES } from "./rules.js";
+import { FINAL_ERROR_CODES } from "./rules.js";
 
 /** True when `error` (a CaptainDataError, or anything) carries a final code. */
 export function isFinalError(error) {

@@ -6,6 +6,7 @@ import { minify as terser } from "terser";
 import path from "node:path";
 import { StepError, cli, isMain, root, run } from "./exec.mjs";
 import { SHIPPED_TOOLCHAIN, setupBuildTools } from "./setup.mjs";
+import { writeRules } from "./rules.mjs";
 import { listing } from "./size.mjs";
 
 const CRATE = "captaindata_poller";
@@ -273,6 +274,8 @@ async function buildModule(module) {
 
 export async function build() {
   await setupBuildTools();
+  // js/rules.js from the crate first: the entries below bundle it.
+  await writeRules();
   // Start from an empty pkg/ so files from earlier flags never linger in the package.
   rmSync(path.join(root, OUT_DIR), { recursive: true, force: true });
   for (const module of MODULES) await buildModule(module);

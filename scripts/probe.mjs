@@ -13,14 +13,14 @@
 //
 // With CAPTAINDATA_V4_API_KEY it also asks the v4 API (scripts/probe-v4.mjs says which
 // settings and what it checks); with only a v4 key, only v4 is asked.
+import { DEFAULTS, classifyStatus } from "../js/rules.js";
 import { cli, isMain } from "./exec.mjs";
 import { probeV4, probeV4Config } from "./probe-v4.mjs";
 
-const DEFAULT_BASE_URL = "https://api.captaindata.co/v3";
+const DEFAULT_BASE_URL = DEFAULTS.baseUrl;
 const PROBE_ORIGIN = "https://captaindata-poller-probe.example";
 const WRONG_PROJECT = "captaindata-poller-probe-wrong-project";
 const MISSING_JOB = "captaindata-poller-probe-no-such-job";
-const TERMINAL = new Set(["finished", "completed", "warning", "shutdown", "stopped"]);
 const TEXT_LIMIT = 160;
 
 class ProbeError extends Error {}
@@ -163,7 +163,7 @@ async function followStatus(config, jobUid, seen) {
     last = await exchange(config, `/jobs/${encodeURIComponent(jobUid)}`);
     const status = last.json?.status;
     if (typeof status === "string" && seen.at(-1) !== status) seen.push(status);
-    if (last.status !== 200 || TERMINAL.has(String(status).toLowerCase()) || Date.now() >= deadline) return last;
+    if (last.status !== 200 || ["succeeded", "failed"].includes(classifyStatus(status)) || Date.now() >= deadline) return last;
     await new Promise((resolve) => setTimeout(resolve, config.pollMs));
   }
 }

@@ -1,6 +1,7 @@
 // The demo page: starts or picks a run, polls it with the package's JobPoller, and shows rows,
 // progress, counters, the request timeline and the naive loop's cost. Survives reloads.
 import { JobPoller, isFinalError } from "captaindata-poller";
+import { DEFAULTS } from "captaindata-poller/rules";
 import { adviceFor } from "./error-advice.js";
 import { comparisonNote, estimateNaiveCost, isOneGrowingPage, splitAttempts } from "./naive-cost.js";
 import { ARRIVALS, FAULT_PRESETS, simulatedJobSpec } from "./presets.js";
@@ -14,7 +15,7 @@ import { drawTimeline } from "./timeline-chart.js";
 
 const $ = (id) => document.getElementById(id);
 /** How often a hidden tab polls (the package's default): the pace note says so. */
-const HIDDEN_INTERVAL_MS = 60_000;
+const HIDDEN_INTERVAL_MS = DEFAULTS.hiddenIntervalMs;
 
 let settings = loadSettings();
 /** The run being watched; replaced by every start or resume. */

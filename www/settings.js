@@ -1,6 +1,7 @@
 // Where the page polls: the simulator on this origin (default) or a real API / proxy.
 // The base URL and project id are remembered (localStorage); the API key and a proxy's read
 // token only for this tab (sessionStorage), so they are gone when the tab closes.
+import { DEFAULTS } from "captaindata-poller/rules";
 import { SIM_CONNECTION } from "./simulator-client.js";
 
 const KEY = "captaindata-poller-demo:settings";
@@ -8,7 +9,7 @@ const SECRET_KEY = "captaindata-poller-demo:api-key";
 const TOKEN_KEY = "captaindata-poller-demo:read-token";
 /** The header the project's worker reads a run's read token from (worker/README.md). */
 export const READ_TOKEN_HEADER = "x-read-token";
-export const DEFAULT_BASE_URL = "https://api.captaindata.co/v3";
+export const DEFAULT_BASE_URL = DEFAULTS.baseUrl;
 
 /** @returns {{ mode: "sim" | "api", baseUrl: string, projectId: string, apiKey: string, readToken: string }} */
 export function loadSettings() {

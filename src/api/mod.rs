@@ -21,7 +21,7 @@ pub use errors::{
     NO_RESPONSE_TEXT,
 };
 pub use retry_hint::{retry_hint, RetryHint};
-pub use status::{classify_status, is_all_inputs_failed, RunClass};
+pub use status::{classify_status, is_all_inputs_failed, RunClass, ALL_INPUTS_FAILED_TEXT};
 pub use text::decimal;
 pub use v4_status::{classify_v4_status, V4Status};
 pub use webhook::{

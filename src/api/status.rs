@@ -54,9 +54,12 @@ pub fn classify_status(status: &str) -> RunClass {
     }
 }
 
+/// The words [`is_all_inputs_failed`] looks for, in any case (also read by js/rules.js).
+pub const ALL_INPUTS_FAILED_TEXT: &str = "all inputs failed";
+
 /// True when `message` says "All Inputs Failed" (any case): no retry can help.
 pub fn is_all_inputs_failed(message: &str) -> bool {
-    const NEEDLE: &[u8] = b"all inputs failed";
+    const NEEDLE: &[u8] = ALL_INPUTS_FAILED_TEXT.as_bytes();
     message
         .as_bytes()
         .windows(NEEDLE.len())

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import path from "node:path";
 import { Miniflare } from "miniflare";
+import { classifyStatus } from "../../js/rules.js";
 import { startSimServer } from "../../sim/server.mjs";
 import { LOCAL_SECRETS, miniflareOptions } from "../../worker/miniflare-options.mjs";
 
@@ -287,7 +288,7 @@ class WorkerHarness {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const { body } = await this.run(jobUid, token);
-      if (["finished", "warning", "shutdown", "stopped"].includes(body.status)) return body;
+      if (["succeeded", "failed"].includes(classifyStatus(body.status))) return body;
       if (body.status === "paused" && /stopped polling this run/.test(body.error_message ?? "")) return body;
       assert.ok(Date.now() < deadline, `run ${jobUid} still ${body.status} with ${body.row_count} rows`);
       if (ticking) await this.tick();

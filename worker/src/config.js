@@ -2,10 +2,13 @@
 // A wrong setting is a configuration fault, not an outage: it is listed (by name, never with a
 // secret's value) so the steps, the logs, the runs' error_message and GET /health can say which.
 
+import { DEFAULTS as PACKAGE_DEFAULTS, STEP_DEFAULTS } from "captaindata-poller/rules";
+
 const DEFAULTS = Object.freeze({
-  CAPTAINDATA_BASE_URL: "https://api.captaindata.co/v3",
-  SUBREQUEST_BUDGET: 50,
-  STEP_DEADLINE_MS: 25000,
+  // The package's own defaults: a poller's base URL, a step's request and time budgets.
+  CAPTAINDATA_BASE_URL: PACKAGE_DEFAULTS.baseUrl,
+  SUBREQUEST_BUDGET: STEP_DEFAULTS.maxRequests,
+  STEP_DEADLINE_MS: STEP_DEFAULTS.deadlineMs,
   POLL_INTERVAL_MS: 15000,
   PAGE_SIZE: 1000,
   FANOUT_CHUNK: 0, // 0: derived from the subrequest budget

@@ -1,6 +1,7 @@
 // What the worker serves, in the shapes of Captain Data v3, from a run's stored state.
 
 import { isFinalError } from "captaindata-poller";
+import { classifyStatus } from "captaindata-poller/rules";
 import { isWorkerFinal } from "./limits.js";
 
 export const ALL_INPUTS_FAILED = "All Inputs Failed";
@@ -12,8 +13,8 @@ const isGivenUp = (run) => Boolean(run.done && run.error_code && !isFinalError({
 // (GET /health, the logs), like any configuration value.
 const HELD_FOR_CONFIG = "The worker cannot poll this run until its configuration is fixed (its operator sees which setting in GET /health). Polling resumes by itself once it is fixed.";
 
-const SUCCESS = new Set(["finished", "completed", "warning"]);
-const TERMINAL = new Set([...SUCCESS, "shutdown", "stopped"]);
+// Over by the crate's classification: succeeded or failed.
+const isTerminal = (status) => ["succeeded", "failed"].includes(classifyStatus(status));
 
 /**
  * The status a reader may see, in lower case whatever case the API used. A terminal status is
@@ -27,7 +28,7 @@ function visibleStatus(run) {
   if (!run.done && run.config_error) return "paused";
   if (!run.done) {
     if (status === "unknown") return "pending";
-    return TERMINAL.has(status) ? "running" : status;
+    return isTerminal(status) ? "running" : status;
   }
   // "completed" (the v3 quickstart's word) is served as "finished", which every client knows.
   if (!run.error_code) return status === "warning" ? "warning" : "finished";
