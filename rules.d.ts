@@ -30,11 +30,17 @@ export declare const DEFAULTS: {
 };
 /** A step's defaults (`pollStep`). */
 export declare const STEP_DEFAULTS: { readonly maxRequests: number; readonly deadlineMs: number; readonly readMode: "status" | "every-tick" };
-/** The engine's error messages, `{name}` standing for a value. */
-export declare const MESSAGES: { readonly [code: string]: string };
+/** The engine's TIMEOUT message; `{maxDurationMs}` stands for the value. */
+export declare const TIMEOUT_TEXT: string;
+/** The engine's BUDGET_EXHAUSTED message; `{maxRequests}` stands for the value. */
+export declare const BUDGET_EXHAUSTED_TEXT: string;
+/** The engine's CALLBACK_FAILED message; `{from}` and `{to}` stand for the rows. */
+export declare const CALLBACK_FAILED_TEXT: string;
+/** The message of every ABORTED error. */
+export declare const ABORTED_TEXT: string;
 /** The class of a v3 run status, in any case (an unknown status is `"active"`). */
 export declare function classifyStatus(status: string | null | undefined): RunClass;
 /** True when `message` says All Inputs Failed (any case). */
 export declare function isAllInputsFailed(message: string | null | undefined): boolean;
-/** The engine's message for `code` with its `{name}`s filled from `values`. */
-export declare function messageOf(code: string, values?: Record<string, unknown>): string;
+/** `text` (one of the `*_TEXT` messages) with its `{name}`s filled from `values`. */
+export declare function fillText(text: string, values: Record<string, unknown>): string;

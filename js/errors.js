@@ -3,8 +3,9 @@
 // works whichever entry made it — also across copies of this file (the browser entry is one
 // bundled file, the bindings load their own; a bundler may hold two copies of the package).
 
-/** The message of every ABORTED error (the same as ABORTED_TEXT in src/engine/mod.rs). */
-export const ABORTED_TEXT = "aborted by the AbortSignal";
+// The message of every ABORTED error: the engine's ABORTED_TEXT, generated into js/rules.js.
+import { ABORTED_TEXT } from "./rules.js";
+export { ABORTED_TEXT };
 
 const BRAND = Symbol.for("captaindata-poller.CaptainDataError");
 

@@ -2,13 +2,8 @@
 // rule in Rust and run it again. tests/rules-drift.test.mjs fails when this file, or a copy of one
 // of its values elsewhere in the repository, differs from the crate.
 
-const frozen = (value) => {
-  for (const inner of Object.values(value)) if (inner && typeof inner === "object") frozen(inner);
-  return Object.freeze(value);
-};
-
 /** Every `error.code`, in a stable order. */
-export const ERROR_CODES = /* @__PURE__ */ frozen([
+export const ERROR_CODES = /* @__PURE__ */ Object.freeze([
   "ALL_INPUTS_FAILED",
   "JOB_FAILED",
   "UNAUTHORIZED",
@@ -26,7 +21,7 @@ export const ERROR_CODES = /* @__PURE__ */ frozen([
 ]);
 
 /** The codes that polling again with the same options cannot change. */
-export const FINAL_ERROR_CODES = /* @__PURE__ */ frozen([
+export const FINAL_ERROR_CODES = /* @__PURE__ */ Object.freeze([
   "ALL_INPUTS_FAILED",
   "JOB_FAILED",
   "UNAUTHORIZED",
@@ -34,7 +29,7 @@ export const FINAL_ERROR_CODES = /* @__PURE__ */ frozen([
 ]);
 
 /** The class of each documented v3 run status (any other status is `"active"`). */
-export const RUN_STATUS_CLASSES = /* @__PURE__ */ frozen({
+export const RUN_STATUS_CLASSES = /* @__PURE__ */ Object.freeze({
   "completed": "succeeded",
   "finished": "succeeded",
   "paused": "paused",
@@ -49,61 +44,61 @@ export const RUN_STATUS_CLASSES = /* @__PURE__ */ frozen({
 export const ALL_INPUTS_FAILED_TEXT = "all inputs failed";
 
 /** Each documented v4 run status: its class, the v3 status a reader is shown, the final error of a failure. */
-export const V4_STATUSES = /* @__PURE__ */ frozen({
-  "BLOCKED": {
+export const V4_STATUSES = /* @__PURE__ */ Object.freeze({
+  "BLOCKED": /* @__PURE__ */ Object.freeze({
     "class": "paused",
     "errorCode": null,
     "v3Status": "paused"
-  },
-  "CREATED": {
+  }),
+  "CREATED": /* @__PURE__ */ Object.freeze({
     "class": "active",
     "errorCode": null,
     "v3Status": "pending"
-  },
-  "FAILED": {
+  }),
+  "FAILED": /* @__PURE__ */ Object.freeze({
     "class": "failed",
     "errorCode": "JOB_FAILED",
     "v3Status": "shutdown"
-  },
-  "INVALID": {
+  }),
+  "INVALID": /* @__PURE__ */ Object.freeze({
     "class": "failed",
     "errorCode": "ALL_INPUTS_FAILED",
     "v3Status": "shutdown"
-  },
-  "PARTIAL_SUCCEEDED": {
+  }),
+  "PARTIAL_SUCCEEDED": /* @__PURE__ */ Object.freeze({
     "class": "succeeded",
     "errorCode": null,
     "v3Status": "warning"
-  },
-  "QUEUED": {
+  }),
+  "QUEUED": /* @__PURE__ */ Object.freeze({
     "class": "active",
     "errorCode": null,
     "v3Status": "pending"
-  },
-  "RUNNING": {
+  }),
+  "RUNNING": /* @__PURE__ */ Object.freeze({
     "class": "active",
     "errorCode": null,
     "v3Status": "running"
-  },
-  "SCHEDULED": {
+  }),
+  "SCHEDULED": /* @__PURE__ */ Object.freeze({
     "class": "active",
     "errorCode": null,
     "v3Status": "pending"
-  },
-  "STOPPED": {
+  }),
+  "STOPPED": /* @__PURE__ */ Object.freeze({
     "class": "failed",
     "errorCode": "JOB_FAILED",
     "v3Status": "stopped"
-  },
-  "SUCCEEDED": {
+  }),
+  "SUCCEEDED": /* @__PURE__ */ Object.freeze({
     "class": "succeeded",
     "errorCode": null,
     "v3Status": "finished"
-  }
+  })
 });
 
 /** A poller's default options (`JobPoller`; `null`: none). */
-export const DEFAULTS = /* @__PURE__ */ frozen({
+export const DEFAULTS = /* @__PURE__ */ Object.freeze({
   "baseUrl": "https://api.captaindata.co/v3",
   "hiddenIntervalMs": 60000,
   "intervalMs": 10000,
@@ -111,29 +106,33 @@ export const DEFAULTS = /* @__PURE__ */ frozen({
   "maxRequests": null,
   "pageSize": 1000,
   "readMode": "status",
-  "retry": {
+  "retry": /* @__PURE__ */ Object.freeze({
     "maxDelayMs": 60000,
     "minDelayMs": 1000,
     "retries": 5
-  },
+  }),
   "statusEvery": 5,
   "timeoutMs": 30000
 });
 
 /** A step's defaults (`pollStep`): its request and time budgets. */
-export const STEP_DEFAULTS = /* @__PURE__ */ frozen({
+export const STEP_DEFAULTS = /* @__PURE__ */ Object.freeze({
   "deadlineMs": 25000,
   "maxRequests": 50,
   "readMode": "status"
 });
 
-/** The engine's error messages, `{name}` standing for a value. */
-export const MESSAGES = /* @__PURE__ */ frozen({
-  "ABORTED": "aborted by the AbortSignal",
-  "BUDGET_EXHAUSTED": "sent maxRequests ({maxRequests}) requests",
-  "CALLBACK_FAILED": "onBatch (or the iterator) failed on rows {from}..{to}; the cursor stays before them",
-  "TIMEOUT": "gave up after maxDurationMs ({maxDurationMs} ms)"
-});
+/** The engine's ABORTED message. */
+export const ABORTED_TEXT = "aborted by the AbortSignal";
+
+/** The engine's BUDGET_EXHAUSTED message, `{name}` standing for a value. */
+export const BUDGET_EXHAUSTED_TEXT = "sent maxRequests ({maxRequests}) requests";
+
+/** The engine's CALLBACK_FAILED message, `{name}` standing for a value. */
+export const CALLBACK_FAILED_TEXT = "onBatch (or the iterator) failed on rows {from}..{to}; the cursor stays before them";
+
+/** The engine's TIMEOUT message, `{name}` standing for a value. */
+export const TIMEOUT_TEXT = "gave up after maxDurationMs ({maxDurationMs} ms)";
 
 /** The class of a v3 run status, in any case: active, paused, succeeded or failed. */
 export function classifyStatus(status) {
@@ -144,5 +143,5 @@ export function classifyStatus(status) {
 /** True when `message` says All Inputs Failed (any case): no retry can help. */
 export const isAllInputsFailed = (message) => String(message ?? "").toLowerCase().includes(ALL_INPUTS_FAILED_TEXT);
 
-/** The engine's message for `code` with its `{name}`s filled from `values`. */
-export const messageOf = (code, values = {}) => MESSAGES[code].replace(/\{(\w+)\}/g, (_, name) => String(values[name]));
+/** `text` (one of the `*_TEXT` messages) with its `{name}`s filled from `values`. */
+export const fillText = (text, values) => text.replace(/\{(\w+)\}/g, (_, name) => String(values[name]));

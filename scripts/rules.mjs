@@ -20,9 +20,21 @@ export async function crateRules() {
 
 const json = (value) => JSON.stringify(value, null, 2);
 
-// `/* @__PURE__ */`: a bundle keeps only the tables its code reads (a page's entry reads the
-// error codes, nothing else).
-const table = (doc, name, value) => `/** ${doc} */\nexport const ${name} = /* @__PURE__ */ frozen(${json(value)});\n`;
+/**
+ * `value` as a JS literal frozen at every level. `/* @__PURE__ *\/` on each freeze: a bundle keeps
+ * only the tables its code reads (a page's entry reads the error codes, nothing else).
+ */
+function frozen(value, indent = "") {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  const inner = `${indent}  `;
+  const items = Array.isArray(value)
+    ? value.map((item) => `${inner}${frozen(item, inner)}`)
+    : Object.entries(value).map(([key, item]) => `${inner}${JSON.stringify(key)}: ${frozen(item, inner)}`);
+  const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
+  return `/* @__PURE__ */ Object.freeze(${open}\n${items.join(",\n")}\n${indent}${close})`;
+}
+
+const table = (doc, name, value) => `/** ${doc} */\nexport const ${name} = ${frozen(value)};\n`;
 
 /** The text of js/rules.js for `rules` (what scripts/rules.rs prints). */
 export function rulesModule(rules) {
@@ -30,11 +42,6 @@ export function rulesModule(rules) {
   return `// Generated from the crate by \`node scripts/rules.mjs\` (scripts/rules.rs): do not edit, change the
 // rule in Rust and run it again. tests/rules-drift.test.mjs fails when this file, or a copy of one
 // of its values elsewhere in the repository, differs from the crate.
-
-const frozen = (value) => {
-  for (const inner of Object.values(value)) if (inner && typeof inner === "object") frozen(inner);
-  return Object.freeze(value);
-};
 
 ${table("Every `error.code`, in a stable order.", "ERROR_CODES", rules.errorCodes)}
 ${table("The codes that polling again with the same options cannot change.", "FINAL_ERROR_CODES", rules.finalErrorCodes)}
@@ -45,7 +52,7 @@ export const ALL_INPUTS_FAILED_TEXT = ${json(rules.allInputsFailedText)};
 ${table("Each documented v4 run status: its class, the v3 status a reader is shown, the final error of a failure.", "V4_STATUSES", rules.v4.statuses)}
 ${table("A poller's default options (`JobPoller`; `null`: none).", "DEFAULTS", poller)}
 ${table("A step's defaults (`pollStep`): its request and time budgets.", "STEP_DEFAULTS", step)}
-${table("The engine's error messages, `{name}` standing for a value.", "MESSAGES", rules.messages)}
+${Object.entries(rules.messages).map(([code, text]) => `/** The engine's ${code} message${text.includes("{") ? ", \`{name}\` standing for a value" : ""}. */\nexport const ${code}_TEXT = ${json(text)};\n`).join("\n")}
 /** The class of a v3 run status, in any case: active, paused, succeeded or failed. */
 export function classifyStatus(status) {
   const word = String(status ?? "").toLowerCase();
@@ -55,8 +62,8 @@ export function classifyStatus(status) {
 /** True when \`message\` says All Inputs Failed (any case): no retry can help. */
 export const isAllInputsFailed = (message) => String(message ?? "").toLowerCase().includes(ALL_INPUTS_FAILED_TEXT);
 
-/** The engine's message for \`code\` with its \`{name}\`s filled from \`values\`. */
-export const messageOf = (code, values = {}) => MESSAGES[code].replace(/\\{(\\w+)\\}/g, (_, name) => String(values[name]));
+/** \`text\` (one of the \`*_TEXT\` messages) with its \`{name}\`s filled from \`values\`. */
+export const fillText = (text, values) => text.replace(/\\{(\\w+)\\}/g, (_, name) => String(values[name]));
 `;
 }
 
