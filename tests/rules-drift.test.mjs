@@ -165,3 +165,14 @@ test("no consumer keeps a copy of the base URL, a message text or the list of te
     }
   }
 });
+
+test("the package ships the generated module and its types as captaindata-poller/rules", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const [{ files }] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--ignore-scripts", "--json"], { cwd: root, encoding: "utf8" }));
+  const shipped = new Set(files.map((f) => f.path));
+  const { exports } = JSON.parse(read("package.json"));
+  const entry = exports["./rules"];
+  for (const file of [entry.types, entry.default]) assert.ok(shipped.has(file.replace(/^\.\//, "")), `${file} is not in npm pack's output`);
+  const shippedRules = await import(path.join(root, entry.default));
+  assert.deepEqual({ ...shippedRules.DEFAULTS }, { ...(await import("../js/rules.js")).DEFAULTS }, "dist/rules.js is the built js/rules.js");
+});
