@@ -165,3 +165,17 @@ test("v4 outcomes in the v3 shapes: PARTIAL_SUCCEEDED is a warning, FAILED a JOB
     if (outcome === "PARTIAL_SUCCEEDED") assert.deepEqual(read.rows.map((r) => r.id), rowIds(10));
   }
 });
+
+test("callbacks of a run the worker has not tracked yet (they came before the launch's answer) are kept", async () => {
+  // Launched at Captain Data with the worker's callback, as a launch whose answer is still on its way.
+  const callback = { url: `${w.origin}/v4/callbacks`, headers: { "x-callback-secret": SECRETS.WEBHOOK_SECRET } };
+  w.sim.v4.setDefaults({});
+  const { runUid } = w.sim.v4.launch({ callback, spec: { rows: 20, pageSize: 10, durationMs: 2000 } });
+  await advance(2000);
+  assert.deepEqual(w.sim.v4.deliveries(runUid).map((d) => d.status), ["SUCCESS", "SUCCESS", "SUCCESS"]);
+  // Tracking it (as the launch does) keeps what the callbacks stored and gives a read token.
+  const token = await w.track(runUid);
+  const ended = await untilEnded(runUid, token);
+  assert.deepEqual([ended.status, ended.row_count], ["finished", 20]);
+  assert.deepEqual((await w.rows(runUid, token)).map((r) => r.id), rowIds(20));
+});
