@@ -179,3 +179,19 @@ test("callbacks of a run the worker has not tracked yet (they came before the la
   assert.deepEqual([ended.status, ended.row_count], ["finished", 20]);
   assert.deepEqual((await w.rows(runUid, token)).map((r) => r.id), rowIds(20));
 });
+
+test("batches that 3 replays do not bring are named when the run ends, never skipped in silence", async () => {
+  // Every callback of this run is lost, and so is every replay.
+  w.sim.v4.setDefaults({ rows: 20, pageSize: 10, durationMs: 2000, faults: { lostRate: 1, replayLostRate: 1 } });
+  const { run_uid: runUid, read_token: token } = (await launch({ inputs: [{}] })).body;
+  await advance(2000);
+  const ended = await untilEnded(runUid, token);
+  assert.equal(ended.status, "finished", "the run itself succeeded");
+  assert.equal(ended.row_count, 0);
+  assert.match(ended.error_message, /^The rows of 3 batches could not be recovered after 3 replays each \(batch_uid /);
+  for (const b of w.sim.v4.run(runUid).batches) assert.ok(ended.error_message.includes(b.batchUid), b.batchUid);
+  const replays = w.sim.v4.deliveries(runUid).filter((d) => d.parent_uid !== null);
+  assert.equal(replays.length, 9, "3 replays of each of the 3 deliveries, no more");
+  assert.equal(w.sim.v4.callbacks(runUid).length, 0, "nothing ever reached the worker");
+  w.sim.v4.setDefaults({});
+});
