@@ -195,3 +195,17 @@ test("batches that 3 replays do not bring are named when the run ends, never ski
   assert.equal(w.sim.v4.callbacks(runUid).length, 0, "nothing ever reached the worker");
   w.sim.v4.setDefaults({});
 });
+
+test("without PUBLIC_URL a launch is refused before anything is sent, naming the setting; /health lists a wrong one", async () => {
+  await w.restart({ PUBLIC_URL: "" });
+  const launches = w.sim.stats().requests["v4-launch"];
+  const res = await launch({ inputs: [{}] });
+  assert.equal(res.status, 500);
+  assert.match(res.body.message, /PUBLIC_URL/);
+  assert.equal(w.sim.stats().requests["v4-launch"], launches, "nothing launched");
+  await w.restart({ PUBLIC_URL: "http://worker.example.com" });
+  const health = await w.call("/health", { headers: { authorization: ADMIN.authorization } });
+  assert.equal(health.status, 503);
+  assert.deepEqual(health.body.problems.map((p) => p.setting), ["PUBLIC_URL"]);
+  assert.ok(!JSON.stringify(health.body).includes("worker.example.com"), "the value is not shown");
+});
