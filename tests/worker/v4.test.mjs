@@ -166,18 +166,34 @@ test("v4 outcomes in the v3 shapes: PARTIAL_SUCCEEDED is a warning, FAILED a JOB
   }
 });
 
-test("callbacks of a run the worker has not tracked yet (they came before the launch's answer) are kept", async () => {
-  // Launched at Captain Data with the worker's callback, as a launch whose answer is still on its way.
-  const callback = { url: `${w.origin}/v4/callbacks`, headers: { "x-callback-secret": SECRETS.WEBHOOK_SECRET } };
-  w.sim.v4.setDefaults({});
-  const { runUid } = w.sim.v4.launch({ callback, spec: { rows: 20, pageSize: 10, durationMs: 2000 } });
-  await advance(2000);
-  assert.deepEqual(w.sim.v4.deliveries(runUid).map((d) => d.status), ["SUCCESS", "SUCCESS", "SUCCESS"]);
-  // Tracking it (as the launch does) keeps what the callbacks stored and gives a read token.
-  const token = await w.track(runUid);
+test("callbacks that beat the launch's answer are refused (404), then replayed once the run is tracked: nothing lost", async () => {
+  w.sim.v4.setDefaults({ rows: 20, pageSize: 10, durationMs: 2000 });
+  // Captain Data launches the run and sends all its callbacks before its answer reaches the worker.
+  w.hooks.intercept = async (request) => {
+    if (!request.url.endsWith("/async")) return undefined;
+    w.hooks.intercept = undefined;
+    const body = await request.arrayBuffer();
+    const answer = await w.sim.handle(new Request(request.url, { method: "POST", headers: request.headers, body }));
+    await advance(2000);
+    return answer;
+  };
+  const { run_uid: runUid, read_token: token } = (await launch({ inputs: [{}] })).body;
+  const early = w.sim.v4.callbacks(runUid).filter((c) => !c.replay);
+  assert.deepEqual(early.map((c) => c.status), [404, 404, 404], "refused: the worker did not track the run yet");
   const ended = await untilEnded(runUid, token);
-  assert.deepEqual([ended.status, ended.row_count], ["finished", 20]);
+  assert.deepEqual([ended.status, ended.row_count, ended.error_message], ["finished", 20, null]);
   assert.deepEqual((await w.rows(runUid, token)).map((r) => r.id), rowIds(20));
+  assert.equal(w.sim.v4.deliveries(runUid).filter((d) => d.parent_uid !== null).length, 3, "one replay each");
+  w.sim.v4.setDefaults({});
+});
+
+test("a callback for a run this worker does not store (deleted, or never launched here) stores nothing", async () => {
+  const post = await w.call("/v4/callbacks", {
+    method: "POST",
+    headers: CALLBACK,
+    body: JSON.stringify({ run: { run_uid: "0f0e0d0c-0b0a-4909-a807-060504030201", batch_uid: "b", status: "RUNNING" }, results: [{ id: "x" }] }),
+  });
+  assert.equal(post.status, 404);
 });
 
 test("batches that 3 replays do not bring are named when the run ends, never skipped in silence", async () => {

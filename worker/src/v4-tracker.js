@@ -27,7 +27,7 @@ function loadV4(tracker) {
   return exists ? (tracker.sql.exec("SELECT * FROM v4_run WHERE id = 1").toArray()[0] ?? null) : null;
 }
 
-/** Creates the run's rows (a launch, or a callback that came before the launch's answer was stored). */
+/** Creates the run's rows when the worker launched it. */
 function insertRun(tracker, runUid, action) {
   tracker.createTables();
   for (const statement of V4_SCHEMA) tracker.sql.exec(statement);
@@ -47,8 +47,7 @@ function insertRun(tracker, runUid, action) {
 
 /**
  * Tracks a run the worker launched; its first status read is one interval away (the callbacks
- * come first). Idempotent: a run a callback created already keeps its batches. `epoch` is what
- * the run's read tokens must name.
+ * come first). Idempotent. `epoch` is what the run's read tokens must name.
  * @returns {Promise<{ created: boolean, epoch: string }>}
  */
 export async function trackV4(tracker, runUid, { action }) {
@@ -67,17 +66,14 @@ export async function trackV4(tracker, runUid, { action }) {
 /**
  * Stores one verified callback: its rows once per batch_uid, after the rows stored so far (a
  * replay or a duplicate adds nothing). A final status makes the safety net check the deliveries
- * now. `seen` is `classifyV4Status(payload.run.status)`.
- * @returns {Promise<"stored" | "duplicate" | "ended" | "adopted">} "adopted": the run was unknown
- *   (its callback came before the launch's answer) and is tracked from now on.
+ * now. `seen` is `classifyV4Status(payload.run.status)`. A run this worker does not store is
+ * not created: it may have been deleted (its rows must not come back), or its callback beat the
+ * launch's answer (refused, the delivery fails, and the safety net replays it once tracked).
+ * @returns {Promise<"stored" | "duplicate" | "ended" | "unknown">}
  */
 export async function storeV4Callback(tracker, payload, seen) {
-  const { run_uid: runUid, batch_uid: batchUid, status } = payload.run;
-  let adopted = false;
-  if (!tracker.load()) {
-    insertRun(tracker, runUid, null);
-    adopted = true;
-  }
+  const { batch_uid: batchUid, status } = payload.run;
+  if (!tracker.load()) return "unknown";
   if (!loadV4(tracker)) return "ended"; // a v3 run of the same uid: not ours to add to
   if (tracker.load().done) return "ended";
   const rows = Array.isArray(payload.results) ? payload.results : [];
@@ -112,9 +108,8 @@ export async function storeV4Callback(tracker, payload, seen) {
     await tracker.ctx.storage.setAlarm(Date.now() + settings(tracker.env).retentionMs);
     return "stored";
   }
-  // The end: the deliveries are checked now. A run first met by its callback: its first status read.
-  if (final || adopted) await tracker.ctx.storage.setAlarm(final ? Date.now() : Date.now() + statusInterval(tracker.env));
-  if (adopted) return "adopted";
+  // The end: the deliveries are checked now.
+  if (final) await tracker.ctx.storage.setAlarm(Date.now());
   return stored ? "stored" : "duplicate";
 }
 
