@@ -248,6 +248,15 @@ class WorkerHarness {
     });
   }
 
+  /** What a run's Durable Object holds: its tables (sorted), rows and alarm. */
+  runStorage(jobUid) {
+    return named("run storage", async () => {
+      const ns = await this.mf.getDurableObjectNamespace("RUNS");
+      const data = await ns.get(ns.idFromName(jobUid)).storedData();
+      return { tables: [...data.tables].sort(), rows: data.rows, alarm: data.alarm };
+    });
+  }
+
   /** Requests the worker sent for one run, grouped by step (one step = one invocation). */
   requestsPerStep(jobUid) {
     const steps = new Map();
