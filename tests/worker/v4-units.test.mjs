@@ -52,3 +52,14 @@ test("v4 problems for GET /health: only the v4 settings that are set and wrong, 
   assert.deepEqual(wrong.map((p) => p.setting).sort(), ["CAPTAINDATA_V4_BASE_URL", "PUBLIC_URL", "V4_RECHECK_MS"]);
   assert.ok(wrong.every((p) => !p.message.includes("w.example.com") && !p.message.includes("nope")));
 });
+
+test("reconcile: a batch whose next replay is not due yet waits, without a replay", () => {
+  const deliveries = [d("d1", "b1", "FAILED"), d("r1", "b1", "FAILED", "d1"), d("d2", "b2", "FAILED")];
+  const asked = [];
+  const plan = reconcile(deliveries, new Set(), (batch, replays) => {
+    asked.push([batch, replays]);
+    return replays === 0;
+  });
+  assert.deepEqual(asked, [["b1", 1], ["b2", 0]]);
+  assert.deepEqual(plan, { replay: ["d2"], waiting: ["b1", "b2"], lost: [] });
+});

@@ -16,7 +16,11 @@ export const V4_SCHEMA = [
      id INTEGER PRIMARY KEY CHECK (id = 1), action TEXT, status TEXT NOT NULL, final_status TEXT,
      final_from TEXT, final_error TEXT, settled_checks INTEGER NOT NULL, replays_sent INTEGER NOT NULL)`,
   "CREATE TABLE IF NOT EXISTS v4_batches (batch_uid TEXT PRIMARY KEY, position INTEGER NOT NULL, rows INTEGER NOT NULL, received_at INTEGER NOT NULL)",
+  // When the worker last replayed a batch: the next replay of it waits (REPLAY_PACE).
+  "CREATE TABLE IF NOT EXISTS v4_replays (batch_uid TEXT PRIMARY KEY, last_at INTEGER NOT NULL)",
 ];
+// The wait before a batch's next replay, in rechecks: 4 after the first, 16 after the second.
+const REPLAY_PACE = 4;
 // Batches the run's end message names at most (the count is always given).
 const NAMED_LOST = 5;
 
@@ -180,10 +184,20 @@ async function recover(tracker, v4run, settings) {
   const listed = await listDeliveries(settings, tracker.load().job_uid);
   if (listed.error) return settings.recheckMs;
   const stored = new Set(tracker.sql.exec("SELECT batch_uid FROM v4_batches").toArray().map((b) => b.batch_uid));
-  const plan = reconcile(listed.deliveries, stored);
+  const lastReplay = new Map(tracker.sql.exec("SELECT batch_uid, last_at FROM v4_replays").toArray().map((r) => [r.batch_uid, r.last_at]));
+  const now = Date.now();
+  const due = (batchUid, replays) => !lastReplay.has(batchUid) || now >= lastReplay.get(batchUid) + settings.recheckMs * REPLAY_PACE ** replays;
+  const plan = reconcile(listed.deliveries, stored, due);
+  const batchOf = new Map(listed.deliveries.map((d) => [d.uid, d.batch_uid]));
   for (const deliveryUid of plan.replay) {
     const answer = await replay(settings, deliveryUid);
-    if (answer.status >= 200 && answer.status < 300) tracker.sql.exec("UPDATE v4_run SET replays_sent = replays_sent + 1 WHERE id = 1");
+    if (answer.status < 200 || answer.status >= 300) continue; // listed again next round
+    tracker.sql.exec("UPDATE v4_run SET replays_sent = replays_sent + 1 WHERE id = 1");
+    tracker.sql.exec(
+      "INSERT INTO v4_replays (batch_uid, last_at) VALUES (?, ?) ON CONFLICT (batch_uid) DO UPDATE SET last_at = excluded.last_at",
+      batchOf.get(deliveryUid),
+      Date.now(),
+    );
   }
   if (plan.waiting.length > 0) return settings.recheckMs;
   // Over by its status alone (the final callback lost): the list may lag the end, so it must
