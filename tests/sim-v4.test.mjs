@@ -227,6 +227,18 @@ describe("v4 async over HTTP", () => {
     assert.equal((await v4(server, `/runs/${uid}`)).status, 200);
   });
 
+  test("control routes over HTTP, without auth: a run, its stop, its deliveries and the POSTs made", async () => {
+    const uid = server.sim.v4.launch({ callback: { url: receiver.url }, spec: { rows: 20, pageSize: 10, durationMs: 2000 } }).runUid;
+    await advance(1000);
+    const control = async (path, init) => (await fetch(`${server.origin}/__sim/v4${path}`, init)).json();
+    assert.deepEqual([(await control(`/runs/${uid}`)).status, (await control(`/runs/${uid}`)).rows], ["RUNNING", 20]);
+    assert.equal((await control(`/deliveries?run=${uid}`)).length, 1);
+    assert.equal((await control(`/callbacks?run=${uid}`)).length, 1);
+    assert.equal((await control(`/runs/${uid}/stop`, { method: "POST" })).status, "STOPPED");
+    assert.equal((await fetch(`${server.origin}/__sim/v4/runs/nope`)).status, 404);
+    await server.sim.v4.settled();
+  });
+
   test("requests are counted per v4 kind; the API key is in no URL", async () => {
     server.sim.reset();
     const { body } = await launch(server, { inputs: [{}], callback: { url: receiver.url } });

@@ -43,3 +43,23 @@ test("v4 settings: defaults, https (http on loopback only), PUBLIC_URL needed to
   // A wrong value is never echoed (it could hold credentials).
   assert.throws(() => v4Callback({ ...env, PUBLIC_URL: "ftp://user:pw@x" }), (e) => !e.message.includes("pw"));
 });
+
+test("v4 problems for GET /health: only the v4 settings that are set and wrong, named without their value", async () => {
+  const { v4Problems } = await import("../../worker/src/v4-settings.js");
+  assert.deepEqual(v4Problems({}), [], "nothing set: nothing wrong (v4 is optional)");
+  assert.deepEqual(v4Problems({ PUBLIC_URL: "https://w.example.workers.dev", CAPTAINDATA_V4_BASE_URL: "https://api.captaindata.com/v4" }), []);
+  const wrong = v4Problems({ PUBLIC_URL: "http://w.example.com", V4_RECHECK_MS: "-1", CAPTAINDATA_V4_BASE_URL: "nope" });
+  assert.deepEqual(wrong.map((p) => p.setting).sort(), ["CAPTAINDATA_V4_BASE_URL", "PUBLIC_URL", "V4_RECHECK_MS"]);
+  assert.ok(wrong.every((p) => !p.message.includes("w.example.com") && !p.message.includes("nope")));
+});
+
+test("reconcile: a batch whose next replay is not due yet waits, without a replay", () => {
+  const deliveries = [d("d1", "b1", "FAILED"), d("r1", "b1", "FAILED", "d1"), d("d2", "b2", "FAILED")];
+  const asked = [];
+  const plan = reconcile(deliveries, new Set(), (batch, replays) => {
+    asked.push([batch, replays]);
+    return replays === 0;
+  });
+  assert.deepEqual(asked, [["b1", 1], ["b2", 0]]);
+  assert.deepEqual(plan, { replay: ["d2"], waiting: ["b1", "b2"], lost: [] });
+});

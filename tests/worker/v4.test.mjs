@@ -119,7 +119,7 @@ test("a run whose final callback is lost still ends: its status says so, the del
   w.sim.v4.setDefaults({ rows: 30, pageSize: 10, durationMs: 3000, faults: { finalLost: true } });
   const { run_uid: runUid, read_token: token } = (await launch({ inputs: [{}] })).body;
   await advance(3000);
-  assert.deepEqual(w.sim.v4.callbacks(runUid).map((c) => c.status), [200, 200, 200], "three pages, no final callback");
+  assert.deepEqual(w.sim.v4.callbacks(runUid).filter((c) => !c.replay).map((c) => c.status), [200, 200, 200], "three pages, no final callback");
   const ended = await untilEnded(runUid, token);
   assert.deepEqual([ended.status, ended.row_count], ["finished", 30]);
   const read = await readWithJobPoller(runUid, token);
@@ -140,8 +140,11 @@ test("the receiver down for a simulated minute: nothing lost once the replays ru
   const ended = await untilEnded(runUid, token);
   assert.deepEqual([ended.status, ended.row_count], ["finished", 50]);
   assert.deepEqual((await w.rows(runUid, token)).map((r) => r.id).sort(), rowIds(50).sort());
+  // One replay per batch (5 pages and the final) once the receiver is back; those the worker sent
+  // while it was still down failed, and the next ones waited (replays are paced).
   const replays = w.sim.v4.deliveries(runUid).filter((d) => d.parent_uid !== null);
-  assert.equal(replays.length, 6, "one replay per batch (5 pages and the final)");
+  assert.equal(replays.filter((d) => d.status === "SUCCESS").length, 6);
+  assert.ok(replays.length <= 12, `${replays.length} replays`);
 });
 
 test("v4 outcomes in the v3 shapes: PARTIAL_SUCCEEDED is a warning, FAILED a JOB_FAILED, INVALID an ALL_INPUTS_FAILED", async () => {
@@ -164,4 +167,64 @@ test("v4 outcomes in the v3 shapes: PARTIAL_SUCCEEDED is a warning, FAILED a JOB
     assert.equal(read.error?.code ?? null, code, outcome);
     if (outcome === "PARTIAL_SUCCEEDED") assert.deepEqual(read.rows.map((r) => r.id), rowIds(10));
   }
+});
+
+test("callbacks that beat the launch's answer are refused (404), then replayed once the run is tracked: nothing lost", async () => {
+  w.sim.v4.setDefaults({ rows: 20, pageSize: 10, durationMs: 2000 });
+  // Captain Data launches the run and sends all its callbacks before its answer reaches the worker.
+  w.hooks.intercept = async (request) => {
+    if (!request.url.endsWith("/async")) return undefined;
+    w.hooks.intercept = undefined;
+    const body = await request.arrayBuffer();
+    const answer = await w.sim.handle(new Request(request.url, { method: "POST", headers: request.headers, body }));
+    await advance(2000);
+    return answer;
+  };
+  const { run_uid: runUid, read_token: token } = (await launch({ inputs: [{}] })).body;
+  const early = w.sim.v4.callbacks(runUid).filter((c) => !c.replay);
+  assert.deepEqual(early.map((c) => c.status), [404, 404, 404], "refused: the worker did not track the run yet");
+  const ended = await untilEnded(runUid, token);
+  assert.deepEqual([ended.status, ended.row_count, ended.error_message], ["finished", 20, null]);
+  assert.deepEqual((await w.rows(runUid, token)).map((r) => r.id), rowIds(20));
+  assert.equal(w.sim.v4.deliveries(runUid).filter((d) => d.parent_uid !== null).length, 3, "one replay each");
+  w.sim.v4.setDefaults({});
+});
+
+test("a callback for a run this worker does not store (deleted, or never launched here) stores nothing", async () => {
+  const post = await w.call("/v4/callbacks", {
+    method: "POST",
+    headers: CALLBACK,
+    body: JSON.stringify({ run: { run_uid: "0f0e0d0c-0b0a-4909-a807-060504030201", batch_uid: "b", status: "RUNNING" }, results: [{ id: "x" }] }),
+  });
+  assert.equal(post.status, 404);
+});
+
+test("batches that 3 replays do not bring are named when the run ends, never skipped in silence", async () => {
+  // Every callback of this run is lost, and so is every replay.
+  w.sim.v4.setDefaults({ rows: 20, pageSize: 10, durationMs: 2000, faults: { lostRate: 1, replayLostRate: 1 } });
+  const { run_uid: runUid, read_token: token } = (await launch({ inputs: [{}] })).body;
+  await advance(2000);
+  const ended = await untilEnded(runUid, token);
+  assert.equal(ended.status, "finished", "the run itself succeeded");
+  assert.equal(ended.row_count, 0);
+  assert.match(ended.error_message, /^The rows of 3 batches could not be recovered after 3 replays each \(batch_uid /);
+  for (const b of w.sim.v4.run(runUid).batches) assert.ok(ended.error_message.includes(b.batchUid), b.batchUid);
+  const replays = w.sim.v4.deliveries(runUid).filter((d) => d.parent_uid !== null);
+  assert.equal(replays.length, 9, "3 replays of each of the 3 deliveries, no more");
+  assert.equal(w.sim.v4.callbacks(runUid).length, 0, "nothing ever reached the worker");
+  w.sim.v4.setDefaults({});
+});
+
+test("without PUBLIC_URL a launch is refused before anything is sent, naming the setting; /health lists a wrong one", async () => {
+  await w.restart({ PUBLIC_URL: "" });
+  const launches = w.sim.stats().requests["v4-launch"];
+  const res = await launch({ inputs: [{}] });
+  assert.equal(res.status, 500);
+  assert.match(res.body.message, /PUBLIC_URL/);
+  assert.equal(w.sim.stats().requests["v4-launch"], launches, "nothing launched");
+  await w.restart({ PUBLIC_URL: "http://worker.example.com" });
+  const health = await w.call("/health", { headers: { authorization: ADMIN.authorization } });
+  assert.equal(health.status, 503);
+  assert.deepEqual(health.body.problems.map((p) => p.setting), ["PUBLIC_URL"]);
+  assert.ok(!JSON.stringify(health.body).includes("worker.example.com"), "the value is not shown");
 });

@@ -7,6 +7,7 @@ import { trackedRunsCapBody } from "./limits.js";
 import { registryOf, trackerOf } from "./registry.js";
 import { isRunId, route } from "./routes.js";
 import { launchV4, receiveV4Callback } from "./v4-routes.js";
+import { v4Problems } from "./v4-settings.js";
 import { webhookEvent } from "./webhook-events.js";
 
 export { Registry } from "./registry.js";
@@ -170,7 +171,7 @@ async function webhook(request, env) {
 
 /** Configuration problems for operators: 200 when there are none, 503 with the list otherwise. */
 function health(env) {
-  const problems = settings(env).problems.map(({ setting, message, polling }) => ({ setting, message, stops_polling: polling }));
+  const problems = [...settings(env).problems, ...v4Problems(env)].map(({ setting, message, polling }) => ({ setting, message, stops_polling: polling }));
   return json(problems.length === 0 ? 200 : 503, { ok: problems.length === 0, problems });
 }
 

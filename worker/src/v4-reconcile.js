@@ -12,11 +12,14 @@ const IN_FLIGHT = new Set(["PENDING", "RUNNING"]);
  * lost for good.
  * @param {{ uid: string, parent_uid?: string | null, status?: string, batch_uid?: string }[]} deliveries
  * @param {Set<string>} stored the batch uids the worker has
+ * @param {(batchUid: string, replays: number) => boolean} [due] whether the next replay of a batch
+ *   that has `replays` already may go now (a batch not due yet waits): replays are paced, so a
+ *   receiver that is still down does not use them all at once
  * @returns {{ replay: string[], waiting: string[], lost: string[] }}
  *   `replay`: delivery uids to replay; `waiting`: batches on their way (replays included);
  *   `lost`: batches that can no longer be recovered.
  */
-export function reconcile(deliveries, stored) {
+export function reconcile(deliveries, stored, due = () => true) {
   const batches = new Map();
   for (const d of deliveries) {
     if (typeof d.batch_uid !== "string" || d.batch_uid === "") continue;
@@ -33,7 +36,7 @@ export function reconcile(deliveries, stored) {
     const original = ofBatch.find((d) => d.parent_uid === null || d.parent_uid === undefined);
     const replays = original ? ofBatch.filter((d) => d.parent_uid === original.uid).length : MAX_REPLAYS;
     if (replays < MAX_REPLAYS) {
-      plan.replay.push(original.uid);
+      if (due(batchUid, replays)) plan.replay.push(original.uid);
       plan.waiting.push(batchUid);
     } else {
       plan.lost.push(batchUid);

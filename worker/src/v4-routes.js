@@ -77,8 +77,8 @@ function callbackProblem(body) {
 
 /**
  * One v4 callback: the secret header is checked, then the batch is stored once in its run's
- * tracker. Every valid callback is acknowledged (200), a duplicate too, so Captain Data marks
- * its delivery SUCCESS and does not need to replay it.
+ * tracker. Every valid callback of a tracked run is acknowledged (200), a duplicate too, so
+ * Captain Data marks its delivery SUCCESS and does not need to replay it.
  */
 export async function receiveV4Callback(request, env) {
   if (!(await sameSecret(request.headers.get(CALLBACK_HEADER), secret(env, "WEBHOOK_SECRET")))) return problem(401, "Bad callback secret");
@@ -89,7 +89,8 @@ export async function receiveV4Callback(request, env) {
   const seen = await classifyV4Status(body.run.status);
   const runUid = body.run.run_uid;
   const state = await trackerOf(env, runUid).v4Callback(body, { class: seen.class, v3Status: seen.v3Status });
-  // A run first met by its callback was launched already: it is always tracked.
-  if (state === "adopted") await registryOf(env).add(runUid, Infinity, true);
+  // Not stored here (deleted, or the launch's answer not in yet): the delivery fails, and is
+  // replayed by the safety net if the run is tracked.
+  if (state === "unknown") return problem(404, "This worker does not track the run");
   return json(200, { run_uid: runUid, batch_uid: body.run.batch_uid, state });
 }

@@ -59,3 +59,25 @@ export function v4Callback(env) {
   const origin = endpoint(env, "PUBLIC_URL");
   return { url: `${origin}${CALLBACK_PATH}`, headers: { [CALLBACK_HEADER]: secret(env, "WEBHOOK_SECRET") } };
 }
+
+/**
+ * The v4 settings that are set but wrong, for GET /health (`polling`: true, they stop v4 runs'
+ * safety net). An unset PUBLIC_URL is no problem until a v4 run is launched.
+ * @returns {{ setting: string, message: string, polling: boolean }[]}
+ */
+export function v4Problems(env) {
+  const problems = [];
+  const check = (name, read) => {
+    if (env[name] === undefined || env[name] === "") return;
+    try {
+      read();
+    } catch (error) {
+      if (error instanceof ConfigError) problems.push({ setting: error.setting, message: error.message, polling: true });
+    }
+  };
+  check("CAPTAINDATA_V4_BASE_URL", () => endpoint(env, "CAPTAINDATA_V4_BASE_URL"));
+  check("PUBLIC_URL", () => endpoint(env, "PUBLIC_URL"));
+  check("V4_STATUS_INTERVAL_MS", () => count(env, "V4_STATUS_INTERVAL_MS"));
+  check("V4_RECHECK_MS", () => count(env, "V4_RECHECK_MS"));
+  return problems;
+}

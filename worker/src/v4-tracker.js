@@ -16,7 +16,11 @@ export const V4_SCHEMA = [
      id INTEGER PRIMARY KEY CHECK (id = 1), action TEXT, status TEXT NOT NULL, final_status TEXT,
      final_from TEXT, final_error TEXT, settled_checks INTEGER NOT NULL, replays_sent INTEGER NOT NULL)`,
   "CREATE TABLE IF NOT EXISTS v4_batches (batch_uid TEXT PRIMARY KEY, position INTEGER NOT NULL, rows INTEGER NOT NULL, received_at INTEGER NOT NULL)",
+  // When the worker last replayed a batch: the next replay of it waits (REPLAY_PACE).
+  "CREATE TABLE IF NOT EXISTS v4_replays (batch_uid TEXT PRIMARY KEY, last_at INTEGER NOT NULL)",
 ];
+// The wait before a batch's next replay, in rechecks: 4 after the first, 16 after the second.
+const REPLAY_PACE = 4;
 // Batches the run's end message names at most (the count is always given).
 const NAMED_LOST = 5;
 
@@ -27,7 +31,7 @@ function loadV4(tracker) {
   return exists ? (tracker.sql.exec("SELECT * FROM v4_run WHERE id = 1").toArray()[0] ?? null) : null;
 }
 
-/** Creates the run's rows (a launch, or a callback that came before the launch's answer was stored). */
+/** Creates the run's rows when the worker launched it. */
 function insertRun(tracker, runUid, action) {
   tracker.createTables();
   for (const statement of V4_SCHEMA) tracker.sql.exec(statement);
@@ -47,8 +51,7 @@ function insertRun(tracker, runUid, action) {
 
 /**
  * Tracks a run the worker launched; its first status read is one interval away (the callbacks
- * come first). Idempotent: a run a callback created already keeps its batches. `epoch` is what
- * the run's read tokens must name.
+ * come first). Idempotent. `epoch` is what the run's read tokens must name.
  * @returns {Promise<{ created: boolean, epoch: string }>}
  */
 export async function trackV4(tracker, runUid, { action }) {
@@ -67,17 +70,14 @@ export async function trackV4(tracker, runUid, { action }) {
 /**
  * Stores one verified callback: its rows once per batch_uid, after the rows stored so far (a
  * replay or a duplicate adds nothing). A final status makes the safety net check the deliveries
- * now. `seen` is `classifyV4Status(payload.run.status)`.
- * @returns {Promise<"stored" | "duplicate" | "ended" | "adopted">} "adopted": the run was unknown
- *   (its callback came before the launch's answer) and is tracked from now on.
+ * now. `seen` is `classifyV4Status(payload.run.status)`. A run this worker does not store is
+ * not created: it may have been deleted (its rows must not come back), or its callback beat the
+ * launch's answer (refused, the delivery fails, and the safety net replays it once tracked).
+ * @returns {Promise<"stored" | "duplicate" | "ended" | "unknown">}
  */
 export async function storeV4Callback(tracker, payload, seen) {
-  const { run_uid: runUid, batch_uid: batchUid, status } = payload.run;
-  let adopted = false;
-  if (!tracker.load()) {
-    insertRun(tracker, runUid, null);
-    adopted = true;
-  }
+  const { batch_uid: batchUid, status } = payload.run;
+  if (!tracker.load()) return "unknown";
   if (!loadV4(tracker)) return "ended"; // a v3 run of the same uid: not ours to add to
   if (tracker.load().done) return "ended";
   const rows = Array.isArray(payload.results) ? payload.results : [];
@@ -112,9 +112,8 @@ export async function storeV4Callback(tracker, payload, seen) {
     await tracker.ctx.storage.setAlarm(Date.now() + settings(tracker.env).retentionMs);
     return "stored";
   }
-  // The end: the deliveries are checked now. A run first met by its callback: its first status read.
-  if (final || adopted) await tracker.ctx.storage.setAlarm(final ? Date.now() : Date.now() + statusInterval(tracker.env));
-  if (adopted) return "adopted";
+  // The end: the deliveries are checked now.
+  if (final) await tracker.ctx.storage.setAlarm(Date.now());
   return stored ? "stored" : "duplicate";
 }
 
@@ -185,10 +184,20 @@ async function recover(tracker, v4run, settings) {
   const listed = await listDeliveries(settings, tracker.load().job_uid);
   if (listed.error) return settings.recheckMs;
   const stored = new Set(tracker.sql.exec("SELECT batch_uid FROM v4_batches").toArray().map((b) => b.batch_uid));
-  const plan = reconcile(listed.deliveries, stored);
+  const lastReplay = new Map(tracker.sql.exec("SELECT batch_uid, last_at FROM v4_replays").toArray().map((r) => [r.batch_uid, r.last_at]));
+  const now = Date.now();
+  const due = (batchUid, replays) => !lastReplay.has(batchUid) || now >= lastReplay.get(batchUid) + settings.recheckMs * REPLAY_PACE ** replays;
+  const plan = reconcile(listed.deliveries, stored, due);
+  const batchOf = new Map(listed.deliveries.map((d) => [d.uid, d.batch_uid]));
   for (const deliveryUid of plan.replay) {
     const answer = await replay(settings, deliveryUid);
-    if (answer.status >= 200 && answer.status < 300) tracker.sql.exec("UPDATE v4_run SET replays_sent = replays_sent + 1 WHERE id = 1");
+    if (answer.status < 200 || answer.status >= 300) continue; // listed again next round
+    tracker.sql.exec("UPDATE v4_run SET replays_sent = replays_sent + 1 WHERE id = 1");
+    tracker.sql.exec(
+      "INSERT INTO v4_replays (batch_uid, last_at) VALUES (?, ?) ON CONFLICT (batch_uid) DO UPDATE SET last_at = excluded.last_at",
+      batchOf.get(deliveryUid),
+      Date.now(),
+    );
   }
   if (plan.waiting.length > 0) return settings.recheckMs;
   // Over by its status alone (the final callback lost): the list may lag the end, so it must
