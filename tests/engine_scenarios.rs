@@ -9,7 +9,7 @@ use captaindata_poller::api::{
     classify_webhook, retry_hint, Outcome, Page, RetryHint, RunInfo, Webhook, WebhookKind,
 };
 use captaindata_poller::engine::{
-    Action, Batch, Config, ErrorCode, Event, FetchRequest, PollError, Poller, ReadMode,
+    Action, Batch, Config, EndPolicy, ErrorCode, Event, FetchRequest, PollError, Poller, ReadMode,
     RequestKind, SleepReason, Summary, ABORTED_TEXT, QUIET_TICKS,
 };
 use common::{config, page_of, parse_date, respond, run_info, BASE};
@@ -1186,8 +1186,11 @@ fn the_end_of_a_run_is_read_by_its_own_settings_not_the_retries() {
     // `ending.reread_delay_ms` apart, whatever the retry policy (3 retries, 100 ms).
     let mut config = every_tick();
     config.page_size = 3;
-    config.ending.rereads = Some(1);
-    config.ending.reread_delay_ms = Some(700);
+    config.ending = Some(EndPolicy {
+        rereads: 1,
+        reread_delay_ms: 700,
+        ..EndPolicy::from(config.retry)
+    });
     let mut poller = Poller::new(config, None, 0).unwrap();
     let log = drive(&mut poller, 0, |req, _| match req.kind {
         RequestKind::Run => run("finished", 5),

@@ -33,20 +33,32 @@ impl Default for RetryPolicy {
 /// end: a full one is read again, a count that trails the rows is waited for.
 ///
 /// # Default
-/// Every field `None`: the value of the [`RetryPolicy`] in force (`rereads`, `count_waits`
-/// and `missing_reads` follow `retries`, `reread_delay_ms` follows `min_delay_ms`), so a
-/// run's end is read at the pace of its retries unless set apart.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// [`Config::ending`] is `None`: `EndPolicy::from(config.retry)`, the values of the retry
+/// policy in force (`rereads`, `count_waits` and `missing_reads` are its `retries`,
+/// `reread_delay_ms` its `min_delay_ms`), so a run's end is read at the pace of its retries
+/// unless set apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EndPolicy {
     /// Re-reads of a full tail page (or one behind its count) before completing.
-    pub rereads: Option<u32>,
+    pub rereads: u32,
     /// The pause before each re-read, and the shortest wait for a trailing count.
-    pub reread_delay_ms: Option<u32>,
+    pub reread_delay_ms: u32,
     /// Status reads that wait for a count trailing the rows delivered.
-    pub count_waits: Option<u32>,
+    pub count_waits: u32,
     /// `/results` 404s after the end, over every round, past which a run that counts no rows
     /// completes with none.
-    pub missing_reads: Option<u32>,
+    pub missing_reads: u32,
+}
+
+impl From<RetryPolicy> for EndPolicy {
+    fn from(retry: RetryPolicy) -> EndPolicy {
+        EndPolicy {
+            rereads: retry.retries,
+            reread_delay_ms: retry.min_delay_ms,
+            count_waits: retry.retries,
+            missing_reads: retry.retries,
+        }
+    }
 }
 
 /// When the engine reads the results while the run is going.
@@ -88,7 +100,7 @@ pub enum ReadMode {
 /// `interval_ms: 10_000`, `status_every: 5`, `max_duration_ms: Some(21_600_000)` (6 h),
 /// `max_requests: None`, `timeout_ms: 30_000`, `retry: RetryPolicy::default()`,
 /// `seed: 0`, `step_mode: false`, `dedupe: false`, `page_size: 1_000`,
-/// `ending: EndPolicy::default()`, `webhook_reads: 10`, `webhook_delay_ms: None`,
+/// `ending: None`, `webhook_reads: 10`, `webhook_delay_ms: None`,
 /// `read_mode: ReadMode::StatusGuided`, `hidden_interval_ms: Some(60_000)`.
 /// The base URL of the JS options is [`Config::DEFAULT_BASE_URL`]; a step (`pollStep`)
 /// starts from [`Config::set_step`]: `max_requests: Some(50)`, `max_duration_ms: Some(25_000)`.
@@ -128,8 +140,9 @@ pub struct Config {
     /// pages: the largest page that had a next page wins over this value; a longer page than
     /// this value raises it.
     pub page_size: usize,
-    /// How the end of a run is read once the API says it is over.
-    pub ending: EndPolicy,
+    /// How the end of a run is read once the API says it is over; `None`: as the retries
+    /// ([`EndPolicy::from`] `retry`).
+    pub ending: Option<EndPolicy>,
     /// After a Succeeded or Failed webhook (see [`crate::engine::Event::Webhook`]): how many
     /// times the status is read again, `webhook_delay_ms` apart and each time with a drain of
     /// the results, while the API still says the run is going, before the normal
@@ -173,7 +186,7 @@ impl Config {
             step_mode: false,
             dedupe: false,
             page_size: 1_000,
-            ending: EndPolicy::default(),
+            ending: None,
             webhook_reads: 10,
             webhook_delay_ms: None,
             hidden_interval_ms: Some(60_000),
@@ -198,30 +211,15 @@ impl Config {
         &self.job_uid
     }
 
-    /// The end policy with its defaults filled in from `retry`.
-    pub(super) fn end_limits(&self) -> EndLimits {
-        let e = self.ending;
-        EndLimits {
-            rereads: e.rereads.unwrap_or(self.retry.retries),
-            reread_delay_ms: e.reread_delay_ms.unwrap_or(self.retry.min_delay_ms),
-            count_waits: e.count_waits.unwrap_or(self.retry.retries),
-            missing_reads: e.missing_reads.unwrap_or(self.retry.retries),
-        }
+    /// The end policy in force.
+    pub(super) fn end_policy(&self) -> EndPolicy {
+        self.ending.unwrap_or(EndPolicy::from(self.retry))
     }
 
     /// The pause between the reads after a webhook, its default filled in.
     pub(super) fn webhook_delay(&self) -> u32 {
         self.webhook_delay_ms.unwrap_or(self.retry.min_delay_ms)
     }
-}
-
-/// [`EndPolicy`] with every value known.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct EndLimits {
-    pub rereads: u32,
-    pub reread_delay_ms: u32,
-    pub count_waits: u32,
-    pub missing_reads: u32,
 }
 
 #[cfg(test)]
@@ -236,28 +234,18 @@ mod tests {
             min_delay_ms: 100,
             max_delay_ms: 5_000,
         };
-        let limits = config.end_limits();
-        assert_eq!(
-            (limits.rereads, limits.count_waits, limits.missing_reads),
-            (3, 3, 3)
-        );
-        assert_eq!((limits.reread_delay_ms, config.webhook_delay()), (100, 100));
-        config.ending = EndPolicy {
-            rereads: Some(1),
-            reread_delay_ms: Some(2_000),
-            count_waits: Some(0),
-            missing_reads: Some(7),
+        let end = config.end_policy();
+        assert_eq!((end.rereads, end.count_waits, end.missing_reads), (3, 3, 3));
+        assert_eq!((end.reread_delay_ms, config.webhook_delay()), (100, 100));
+        let apart = EndPolicy {
+            rereads: 1,
+            reread_delay_ms: 2_000,
+            ..EndPolicy::from(config.retry)
         };
+        config.ending = Some(apart);
         config.webhook_delay_ms = Some(500);
-        let limits = config.end_limits();
-        assert_eq!(
-            (limits.rereads, limits.count_waits, limits.missing_reads),
-            (1, 0, 7)
-        );
-        assert_eq!(
-            (limits.reread_delay_ms, config.webhook_delay()),
-            (2_000, 500)
-        );
+        assert_eq!(config.end_policy(), apart);
+        assert_eq!(config.webhook_delay(), 500);
     }
 
     #[test]

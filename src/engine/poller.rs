@@ -15,7 +15,6 @@
 //! The coordinator's own fields say what it waits for (a response, a timer, a batch), what
 //! comes next, and what is queued for the glue.
 
-use alloc::collections::VecDeque;
 use alloc::string::String;
 
 mod budget;
@@ -102,6 +101,16 @@ enum Halt {
     BatchFailed,
 }
 
+/// The counters of the cursor before a batch. The rest of it (page, end, 404s) cannot change
+/// until the batch is confirmed: no request is answered before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Before {
+    offset: u64,
+    skip: usize,
+    polls: u32,
+    quiet: u32,
+}
+
 /// The poll state machine. See the module docs of [`crate::engine`] for the driving loop.
 #[derive(Debug)]
 pub struct Poller {
@@ -116,10 +125,12 @@ pub struct Poller {
     last_run: LastRun,
     next: Next,
     wait: Wait,
-    outbox: VecDeque<Action>,
-    /// The position before the batch being delivered: the cursor until its delivery is
-    /// confirmed ([`Event::BatchDone`]), and for good if it never is.
-    unconfirmed: Option<CursorState>,
+    /// An action for the glue before anything else: a status report or a batch. One at most:
+    /// each answer queues one, and no request is sent (so none answered) before it is taken.
+    outbox: Option<Action>,
+    /// Where the cursor stood before the batch being delivered: the cursor until its delivery
+    /// is confirmed ([`Event::BatchDone`]), and for good if it never is.
+    unconfirmed: Option<Before>,
     halt: Option<Halt>,
     done: bool,
     next_id: RequestId,
@@ -137,7 +148,7 @@ impl Poller {
             Some(c) => CursorState::decode(c, config.job_uid())?,
             None => CursorState::default(),
         };
-        let ending = Ending::new(config.end_limits(), saved.terminal, saved.missing);
+        let ending = Ending::new(config.end_policy(), saved.terminal, saved.missing);
         let status_first = config.read_mode == ReadMode::StatusGuided && !ending.over();
         let first = match status_first {
             true => RequestKind::Run,
@@ -146,7 +157,7 @@ impl Poller {
         Ok(Poller {
             position: Position::resumed(saved.page, saved.skip, saved.offset),
             cadence: Cadence::new(config.seed, saved.polls, saved.quiet),
-            lag: Lag::new(config.interval_ms, now_ms),
+            lag: Lag::new(now_ms),
             ending,
             hints: Hints::default(),
             retries: Retries::new(config.retry, config.seed),
@@ -154,7 +165,7 @@ impl Poller {
             last_run: LastRun::default(),
             next: Next::Fetch(first),
             wait: Wait::Nothing,
-            outbox: VecDeque::new(),
+            outbox: None,
             unconfirmed: None,
             halt: None,
             done: false,
@@ -168,10 +179,14 @@ impl Poller {
     /// Opaque, JSON-safe resume token: the position after the last row whose delivery was
     /// confirmed ([`Event::BatchDone`]). No secrets.
     pub fn cursor(&self) -> String {
-        match &self.unconfirmed {
-            Some(before) => before.encode(),
-            None => self.live_cursor().encode(),
+        let mut cursor = self.live_cursor();
+        if let Some(before) = self.unconfirmed {
+            cursor.offset = before.offset;
+            cursor.skip = before.skip;
+            cursor.polls = before.polls;
+            cursor.quiet = before.quiet;
         }
+        cursor.encode()
     }
 
     /// The resume token after the batch being delivered ([`Action::Emit`]), for a receiver
@@ -251,12 +266,7 @@ impl Poller {
         if let Some(halt) = self.halt {
             return self.halted(halt, now_ms);
         }
-        if let Some(action) = self.outbox.pop_front() {
-            if self.outbox.is_empty() {
-                // Its buffer (room for a few actions) would otherwise stay allocated for the
-                // whole life of the poller, most of it asleep: give it back (fleet memory).
-                self.outbox = VecDeque::new();
-            }
+        if let Some(action) = self.outbox.take() {
             if matches!(action, Action::Emit(_)) {
                 self.wait = Wait::Batch;
             }
@@ -278,16 +288,16 @@ impl Poller {
     }
 
     /// The position after the rows handed out so far.
-    fn live_cursor(&self) -> CursorState {
+    fn live_cursor(&self) -> CursorState<&str> {
         CursorState {
-            job_uid: self.config.job_uid().into(),
+            job_uid: self.config.job_uid(),
             offset: self.position.offset(),
             skip: self.position.skip(),
             polls: self.cadence.polls(),
             quiet: self.cadence.quiet(),
             missing: self.ending.missing(),
             terminal: self.ending.saved(),
-            page: self.position.page().cloned(),
+            page: self.position.page().map(String::as_str),
         }
     }
 
@@ -429,9 +439,17 @@ impl Poller {
         self.terminate(action)
     }
 
+    fn queue(&mut self, action: Action) {
+        debug_assert!(
+            self.outbox.is_none(),
+            "an action queued before the last was taken"
+        );
+        self.outbox = Some(action);
+    }
+
     fn terminate(&mut self, action: Action) -> Action {
         self.done = true;
-        self.outbox.clear();
+        self.outbox = None;
         action
     }
 
@@ -592,11 +610,13 @@ impl Poller {
         let keys = page.keys.filter(|_| self.config.dedupe);
         if let Some(batch) = self.position.take(page.len, keys) {
             // The cursor before the batch: where it was read from.
-            let mut before = self.live_cursor();
-            before.offset = batch.offset;
-            before.skip = batch.start;
-            self.unconfirmed = Some(before);
-            self.outbox.push_back(Action::Emit(batch));
+            self.unconfirmed = Some(Before {
+                offset: batch.offset,
+                skip: batch.start,
+                polls: self.cadence.polls(),
+                quiet: self.cadence.quiet(),
+            });
+            self.queue(Action::Emit(batch));
             self.cadence.delivered((batch.end - batch.start) as u64);
         }
         match (page.has_next_page, page.next) {
@@ -686,11 +706,14 @@ impl Poller {
         let first_page = self.position.on_first_page();
         let results_first = !self.cadence.status_first(&self.config, first_page);
         if !results_first {
-            self.lag.read(Read {
-                rows: self.cadence.poll_rows(),
-                offset: self.position.offset(),
-                counted: self.last_run.count(),
-            });
+            self.lag.read(
+                self.config.interval_ms,
+                Read {
+                    rows: self.cadence.poll_rows(),
+                    offset: self.position.offset(),
+                    counted: self.last_run.count(),
+                },
+            );
         }
         let tick = self.cadence.polled(
             &self.config,
@@ -724,7 +747,7 @@ impl Poller {
             self.lag.count_caught_up();
             return true;
         }
-        let blind = self.lag.read_blind(now_ms, offset);
+        let blind = self.lag.read_blind(self.config.interval_ms, now_ms, offset);
         blind || self.cadence.quiet_long() || self.config.step_mode && self.hints.hinted()
     }
 
@@ -732,7 +755,7 @@ impl Poller {
         let class = classify_status(&run.status);
         if let Some(paused_for_ms) = self.last_run.read(&run, class, now_ms) {
             let run = run.clone();
-            self.outbox.push_back(Action::Status { run, paused_for_ms });
+            self.queue(Action::Status { run, paused_for_ms });
         }
         if let Some(message) = run
             .error_message
@@ -748,7 +771,7 @@ impl Poller {
             self.cadence.status_first(&self.config, first_page) && !self.cadence.tick_read();
         if guided_tick {
             let running = run.status.eq_ignore_ascii_case("running");
-            self.lag.tick(now_ms, running);
+            self.lag.tick(self.config.interval_ms, now_ms, running);
         }
         let results_due = guided_tick && self.results_due(&run, now_ms);
         self.next = Next::Fetch(RequestKind::Results);

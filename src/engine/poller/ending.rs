@@ -4,7 +4,7 @@
 //! `warning` or `completed` is success, `shutdown` or `stopped` failure
 //! ([`crate::api::classify_status`]; "All Inputs Failed" ends it at once, by the coordinator).
 //! Then the results are drained until a page is not full: counts lag, so a full tail page,
-//! or one behind the final count, is read again ([`crate::engine::EndPolicy::rereads`] times,
+//! or one behind the final count, is read again ([`EndPolicy::rereads`] times,
 //! `reread_delay_ms` apart), and a count seen trailing the rows during the run is waited for
 //! with status reads instead of re-reading a full tail (`count_waits`). A run whose
 //! `/results` still says 404 after its end completes empty only when the API counts no rows
@@ -13,7 +13,7 @@
 
 use alloc::string::String;
 
-use crate::engine::config::EndLimits;
+use crate::engine::config::EndPolicy;
 
 /// What the API's status said the run ended as.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,7 +28,7 @@ enum End {
 /// The end of a run: seen or not, and the drain that follows it.
 #[derive(Debug)]
 pub(super) struct Ending {
-    limits: EndLimits,
+    limits: EndPolicy,
     end: Option<End>,
     /// Re-reads of the tail left before completing (a lagging count or a full tail page).
     rereads_left: u32,
@@ -74,7 +74,7 @@ pub(super) enum Drain {
 
 impl Ending {
     /// The end a cursor saved (`(succeeded, status)`), if any, and the 404s after it.
-    pub fn new(limits: EndLimits, saved: Option<(bool, String)>, missing: u32) -> Ending {
+    pub fn new(limits: EndPolicy, saved: Option<(bool, String)>, missing: u32) -> Ending {
         let end = saved.map(|(succeeded, status)| match succeeded {
             true => End::Succeeded(status),
             false => End::Failed {
@@ -111,10 +111,10 @@ impl Ending {
     }
 
     /// `(succeeded, status)` for the cursor.
-    pub fn saved(&self) -> Option<(bool, String)> {
+    pub fn saved(&self) -> Option<(bool, &str)> {
         self.end.as_ref().map(|end| match end {
-            End::Succeeded(status) => (true, status.clone()),
-            End::Failed { status, .. } => (false, status.clone()),
+            End::Succeeded(status) => (true, status.as_str()),
+            End::Failed { status, .. } => (false, status.as_str()),
         })
     }
 
@@ -228,7 +228,7 @@ impl Ending {
 mod tests {
     use super::*;
 
-    const LIMITS: EndLimits = EndLimits {
+    const LIMITS: EndPolicy = EndPolicy {
         rereads: 3,
         reread_delay_ms: 100,
         count_waits: 2,
@@ -301,7 +301,7 @@ mod tests {
     fn a_failed_run_says_its_status_and_message() {
         let mut e = Ending::new(LIMITS, None, 0);
         e.failed("stopped".into(), Some("quota reached".into()));
-        assert_eq!(e.saved(), Some((false, "stopped".into())));
+        assert_eq!(e.saved(), Some((false, "stopped")));
         let text = "the run ended with status \"stopped\": quota reached";
         assert_eq!(e.outcome(), Some(Err(text.into())));
     }

@@ -54,10 +54,10 @@ const PACE_MEMORY: u64 = 3;
 /// Gaps between batches learned (on every tick) before the pace is trusted.
 const LEARNING_GAPS: u32 = 2;
 
-/// What the reads taught about the count and the pace of the batches, in API time.
+/// What the reads taught about the count and the pace of the batches, in API time (against
+/// `interval_ms`, the cadence each method is given).
 #[derive(Debug)]
 pub(super) struct Lag {
-    interval_ms: u32,
     /// When this tick's status was read.
     tick_ms: u64,
     /// When the previous tick's status was read.
@@ -96,9 +96,8 @@ pub(super) struct Read {
 
 impl Lag {
     /// Nothing learned yet, at `now_ms`.
-    pub fn new(interval_ms: u32, now_ms: u64) -> Lag {
+    pub fn new(now_ms: u64) -> Lag {
         Lag {
-            interval_ms,
             tick_ms: now_ms,
             prev_tick_ms: now_ms,
             batch_ms: None,
@@ -119,24 +118,24 @@ impl Lag {
     }
 
     /// A status-guided tick read the status at `now_ms` (`running`: the run said so).
-    pub fn tick(&mut self, now_ms: u64, running: bool) {
+    pub fn tick(&mut self, interval_ms: u32, now_ms: u64, running: bool) {
         self.prev_tick_ms = core::mem::replace(&mut self.tick_ms, now_ms);
         if running {
-            self.note_running();
+            self.note_running(interval_ms);
         }
     }
 
     /// At a status-guided tick whose count says nothing new (`offset` rows delivered):
     /// whether the results are read anyway because a batch is due; remembered as a blind
     /// read for [`Lag::read`].
-    pub fn read_blind(&mut self, now_ms: u64, offset: u64) -> bool {
-        self.blind_read = self.batch_due(now_ms, offset);
+    pub fn read_blind(&mut self, interval_ms: u32, now_ms: u64, offset: u64) -> bool {
+        self.blind_read = self.batch_due(interval_ms, now_ms, offset);
         self.blind_read
     }
 
     /// At a status-guided tick at `now_ms` (`offset` rows delivered): whether the results
     /// are read anyway because a batch is due (see the module docs).
-    fn batch_due(&self, now_ms: u64, offset: u64) -> bool {
+    fn batch_due(&self, interval_ms: u32, now_ms: u64, offset: u64) -> bool {
         // Nothing delivered yet from a running run: its page is empty, so a read costs a few
         // bytes, and the first batch it finds shows whether the count trails.
         if offset == 0 && self.batch_ms.is_some() && self.batch_after_ms < self.tick_ms {
@@ -148,7 +147,7 @@ impl Lag {
         if self.gaps < LEARNING_GAPS {
             return self.count_behind && self.misses <= QUIET_TICKS;
         }
-        let interval = u64::from(self.interval_ms);
+        let interval = u64::from(interval_ms);
         match self.count_behind {
             // Open until a batch is found, or both WINDOW_READS reads found nothing and the
             // tick an interval after the one it was expected at has passed.
@@ -168,8 +167,8 @@ impl Lag {
 
     /// The run was first seen running: the pace of its batches counts from its start, some
     /// time in the interval before (half of it, as a first guess).
-    fn note_running(&mut self) {
-        let half = u64::from(self.interval_ms / 2);
+    fn note_running(&mut self, interval_ms: u32) {
+        let half = u64::from(interval_ms / 2);
         if self.batch_ms.is_none() {
             self.batch_ms = Some(self.tick_ms.saturating_sub(half));
             self.batch_after_ms = self.tick_ms;
@@ -178,7 +177,7 @@ impl Lag {
 
     /// After a status-first tick read the results to the tail: date the batch it found, learn
     /// the pace, and whether the count said fewer rows than the read brought.
-    pub fn read(&mut self, read: Read) {
+    pub fn read(&mut self, interval_ms: u32, read: Read) {
         let blind = core::mem::take(&mut self.blind_read);
         if read.rows == 0 {
             if blind && !self.count_behind && read.offset > 0 {
@@ -195,7 +194,7 @@ impl Lag {
             self.probes_left = PROBES;
         }
         self.misses = 0;
-        let after = self.earliest_date(read);
+        let after = self.earliest_date(interval_ms, read);
         let first = read.offset == read.rows;
         if !first {
             // A mean of the first gaps, then recent ones weigh more.
@@ -211,13 +210,13 @@ impl Lag {
     /// The earliest time the batch this tick's read found can have come (see the module
     /// docs): after the last read that found nothing, and, when that read was not on the
     /// previous tick, no earlier than the pace said (less the slack), but before this read.
-    fn earliest_date(&self, read: Read) -> u64 {
+    fn earliest_date(&self, interval_ms: u32, read: Read) -> u64 {
         let dated = self.absent_ms == self.prev_tick_ms;
         let first = read.offset == read.rows;
         if dated || first || self.period_ms == 0 {
             return self.absent_ms;
         }
-        let slack = u64::from(self.interval_ms) * SLACK_PERCENT / 100;
+        let slack = u64::from(interval_ms) * SLACK_PERCENT / 100;
         let paced = (self.batch_after_ms + self.period_ms).saturating_sub(slack);
         self.absent_ms
             .max(paced.min(self.tick_ms.saturating_sub(1)))
@@ -242,45 +241,54 @@ mod tests {
     /// A status-guided tick at `at` whose read found `rows` more (`offset` in all) than the
     /// count of `counted`.
     fn tick(lag: &mut Lag, at: u64, rows: u64, offset: u64, counted: u64) {
-        lag.tick(at, true);
-        lag.read(Read {
-            rows,
-            offset,
-            counted: Some(counted),
-        });
+        lag.tick(INTERVAL as u32, at, true);
+        lag.read(
+            INTERVAL as u32,
+            Read {
+                rows,
+                offset,
+                counted: Some(counted),
+            },
+        );
     }
 
     #[test]
     fn a_read_that_brings_rows_the_count_did_not_announce_sees_the_count_behind() {
-        let mut lag = Lag::new(INTERVAL as u32, 0);
+        let mut lag = Lag::new(0);
         tick(&mut lag, 10_000, 5, 5, 5);
         assert!(!lag.count_behind(), "the count announced them");
         tick(&mut lag, 20_000, 5, 10, 5);
         assert!(lag.count_behind(), "the count said 5, the read brought 10");
         // A read on the previous tick found nothing, then the count moves first: trusted again.
         tick(&mut lag, 30_000, 0, 10, 10);
-        lag.tick(40_000, true);
+        lag.tick(INTERVAL as u32, 40_000, true);
         lag.count_caught_up();
         assert!(!lag.count_behind());
     }
 
     #[test]
     fn the_first_rows_of_a_running_run_are_looked_for_on_every_tick() {
-        let mut lag = Lag::new(INTERVAL as u32, 0);
-        assert!(!lag.read_blind(0, 0), "not seen running yet");
-        lag.tick(10_000, true);
-        lag.read(Read {
-            rows: 0,
-            offset: 0,
-            counted: Some(0),
-        });
-        lag.tick(20_000, true);
-        assert!(lag.read_blind(20_000, 0));
+        let mut lag = Lag::new(0);
+        assert!(
+            !lag.read_blind(INTERVAL as u32, 0, 0),
+            "not seen running yet"
+        );
+        lag.tick(INTERVAL as u32, 10_000, true);
+        lag.read(
+            INTERVAL as u32,
+            Read {
+                rows: 0,
+                offset: 0,
+                counted: Some(0),
+            },
+        );
+        lag.tick(INTERVAL as u32, 20_000, true);
+        assert!(lag.read_blind(INTERVAL as u32, 20_000, 0));
     }
 
     #[test]
     fn once_the_pace_is_learned_a_trailing_count_is_not_waited_for_in_the_window() {
-        let mut lag = Lag::new(INTERVAL as u32, 0);
+        let mut lag = Lag::new(0);
         // Batches every 3 ticks that the count never announces.
         let mut offset = 0;
         let mut at = 0;
@@ -296,15 +304,18 @@ mod tests {
         assert!(lag.count_behind());
         // The next batch is due three intervals after the last one: read blind around then,
         // not right after a batch.
-        lag.tick(at + INTERVAL, true);
-        assert!(!lag.read_blind(at + INTERVAL, offset));
-        lag.read(Read {
-            rows: 0,
-            offset,
-            counted: Some(0),
-        });
+        lag.tick(INTERVAL as u32, at + INTERVAL, true);
+        assert!(!lag.read_blind(INTERVAL as u32, at + INTERVAL, offset));
+        lag.read(
+            INTERVAL as u32,
+            Read {
+                rows: 0,
+                offset,
+                counted: Some(0),
+            },
+        );
         let due = at + 3 * INTERVAL;
-        lag.tick(due, true);
-        assert!(lag.read_blind(due, offset));
+        lag.tick(INTERVAL as u32, due, true);
+        assert!(lag.read_blind(INTERVAL as u32, due, offset));
     }
 }
