@@ -111,6 +111,30 @@ export interface RunStatus {
   readonly finishTime: string | null;
   /** While the run is `paused`: how long this poller has seen it paused, in ms (absent otherwise). */
   readonly pausedForMs?: number;
+  /**
+   * A retry of a failing request is under way (`null` when none): `onStatus` is called when one
+   * is scheduled, and again with `null` at the next good answer. Before the first status read,
+   * `status` is `"unknown"` and the other fields `null`. Show it as, say, "retrying (2/5): HTTP
+   * 503" while the poller keeps going; after `retries` of them it ends with `RETRIES_EXHAUSTED`.
+   */
+  readonly retrying: Retrying | null;
+}
+
+/** A retry of a failing request, scheduled: what `RunStatus.retrying` holds. Frozen. */
+export interface Retrying {
+  /** 1 for the first retry of the failing request, then 2, … up to `retries`. */
+  readonly attempt: number;
+  /** The limit: `retry.retries`. */
+  readonly retries: number;
+  /** The wait before this retry, in ms (backoff with jitter, or the server's `Retry-After`). */
+  readonly delayMs: number;
+  /**
+   * The failure being retried: `code` is `RATE_LIMITED` (429), `SERVER_ERROR` (5xx, 408),
+   * `NETWORK_ERROR` (no response at all), `TIMEOUT` (no answer within `timeoutMs`) or
+   * `BAD_RESPONSE` (a malformed body); `status` is the HTTP status when there was one. The
+   * message holds no secret (no header, URL or body).
+   */
+  readonly error: { readonly code: ErrorCode; readonly message: string; readonly status?: number };
 }
 
 /**

@@ -1,8 +1,8 @@
 // `npm run build`: cargo (release, wasm32, the pinned nightly) → wasm-bindgen of the locked version → wasm-opt -Oz
 // from the npm package `binaryen` → validate → print the size. Idempotent; a failure names its step.
+// Node built-ins only at the top: esbuild and terser are npm packages, loaded once setup has
+// installed them (on a fresh clone `npm run build` installs them first).
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { build as esbuild } from "esbuild";
-import { minify as terser } from "terser";
 import path from "node:path";
 import { StepError, cli, isMain, root, run } from "./exec.mjs";
 import { SHIPPED_TOOLCHAIN, setupBuildTools } from "./setup.mjs";
@@ -163,6 +163,7 @@ function renamedGlue(glue, map, moduleOf, glueFile) {
  * nor `arguments` become arrows (none of ours or the glue's is called with `new`).
  */
 async function minified(code) {
+  const { minify: terser } = await import("terser");
   const compress = { passes: 2, pure_funcs: ["console.warn"], unsafe_arrows: true };
   return (await terser(code, { module: true, ecma: 2022, compress })).code;
 }
@@ -231,6 +232,7 @@ const dynamicApart = {
 };
 
 async function bundle(name) {
+  const { build: esbuild } = await import("esbuild");
   const result = await esbuild({
     format: "esm",
     target: "es2022",
