@@ -6,6 +6,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
+import { root } from "../../scripts/exec.mjs";
 import { createSim } from "../../sim/index.js";
 import { startDemoServer } from "../../scripts/demo-server.mjs";
 import { launchBrowser } from "./browser-fixture.mjs";
@@ -31,6 +32,11 @@ test("a .wasm answered with text/html: LOAD_FAILED says so, and one console line
   const logged = [];
   page.on("console", (m) => m.type() === "error" && logged.push(m.text()));
   try {
+    // The shipped entry (dist/, built), as lazy-load.test.mjs serves it.
+    await page.route("**/dist/*.js", (route) => {
+      const file = path.join(root, "dist", path.basename(new URL(route.request().url()).pathname));
+      return route.fulfill({ path: file, contentType: "text/javascript" });
+    });
     // An SPA host: every unknown path, the module included, gets the app's index.html.
     await page.route("**/pkg/*.wasm", (route) => route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><p>app</p>" }));
     await page.goto(demo.url);
@@ -49,7 +55,6 @@ test("a .wasm answered with text/html: LOAD_FAILED says so, and one console line
     const url = `${demo.url}pkg/captaindata_poller_poll_bg.wasm`;
     assert.ok(outcome.message.includes(`the server answered text/html for ${url}: is the file deployed at that URL?`), outcome.message);
     assert.doesNotMatch(outcome.message, /magic/);
-    await page.waitForFunction(() => true);
     assert.deepEqual(logged.filter((line) => line.startsWith("captaindata-poller: LOAD_FAILED: ")).length, 1, logged.join(" / "));
   } finally {
     await page.close();
