@@ -262,11 +262,15 @@ export interface JobPollerOptions<Row = DefaultRow> extends Connection {
    * threw) and `poller.cursor` stays before that batch: a poller resumed from it gets the batch again.
    */
   onBatch?: (batch: Batch<Row>) => void | Promise<void>;
-  /** The run's status or counts changed. */
+  /** The run's status or counts changed, or a retry began or ended (`run.retrying`). */
   onStatus?: (run: RunStatus) => void;
   /** Once, on success (not after `stop()`). */
   onComplete?: (summary: Summary) => void;
-  /** Once, on failure: the same error `start()` rejects with (not after `stop()`). */
+  /**
+   * Once, on failure: the same error `start()` rejects with (not after `stop()`). Without an
+   * `onError`, the failure is also logged, one `console.error` line (`captaindata-poller: CODE:
+   * message`), so that it is never silent.
+   */
   onError?: (error: CaptainDataError) => void;
   /** `onStatus`, `onComplete` or `onError` threw or its promise rejected (never fatal). @default console.error */
   onCallbackError?: (error: unknown, name: string) => void;
