@@ -10,7 +10,7 @@ import { createApi } from "./poller.js";
 
 const load = () => (glue.initSync({ module: Buffer.from(wasmBase64, "base64") }), glue);
 
-export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook } = createApi({
+export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook, classifyV4Status } = createApi({
   poll: { load, source: "the package's inlined module (pkg/captaindata_poller_bg_wasm.js)", sync: true },
 });
 export { CaptainDataError } from "./errors.js";
