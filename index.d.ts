@@ -111,6 +111,30 @@ export interface RunStatus {
   readonly finishTime: string | null;
   /** While the run is `paused`: how long this poller has seen it paused, in ms (absent otherwise). */
   readonly pausedForMs?: number;
+  /**
+   * A retry of a failing request is under way (`null` when none): `onStatus` is called when one
+   * is scheduled, and again with `null` at the next good answer. Before the first status read,
+   * `status` is `"unknown"` and the other fields `null`. Show it as, say, "retrying (2/5): HTTP
+   * 503" while the poller keeps going; after `retries` of them it ends with `RETRIES_EXHAUSTED`.
+   */
+  readonly retrying: Retrying | null;
+}
+
+/** A retry of a failing request, scheduled: what `RunStatus.retrying` holds. Frozen. */
+export interface Retrying {
+  /** 1 for the first retry of the failing request, then 2, … up to `retries`. */
+  readonly attempt: number;
+  /** The limit: `retry.retries`. */
+  readonly retries: number;
+  /** The wait before this retry, in ms (backoff with jitter, or the server's `Retry-After`). */
+  readonly delayMs: number;
+  /**
+   * The failure being retried: `code` is `RATE_LIMITED` (429), `SERVER_ERROR` (5xx, 408),
+   * `NETWORK_ERROR` (no response at all), `TIMEOUT` (no answer within `timeoutMs`) or
+   * `BAD_RESPONSE` (a malformed body); `status` is the HTTP status when there was one. The
+   * message holds no secret (no header, URL or body).
+   */
+  readonly error: { readonly code: ErrorCode; readonly message: string; readonly status?: number };
 }
 
 /**
@@ -241,11 +265,15 @@ export interface JobPollerOptions<Row = DefaultRow> extends Connection {
    * threw) and `poller.cursor` stays before that batch: a poller resumed from it gets the batch again.
    */
   onBatch?: (batch: Batch<Row>) => void | Promise<void>;
-  /** The run's status or counts changed. */
+  /** The run's status or counts changed, or a retry began or ended (`run.retrying`). */
   onStatus?: (run: RunStatus) => void;
   /** Once, on success (not after `stop()`). */
   onComplete?: (summary: Summary) => void;
-  /** Once, on failure: the same error `start()` rejects with (not after `stop()`). */
+  /**
+   * Once, on failure: the same error `start()` rejects with (not after `stop()`). Without an
+   * `onError`, the failure is also logged, one `console.error` line (`captaindata-poller: CODE:
+   * message`), so that it is never silent.
+   */
   onError?: (error: CaptainDataError) => void;
   /** `onStatus`, `onComplete` or `onError` threw or its promise rejected (never fatal). @default console.error */
   onCallbackError?: (error: unknown, name: string) => void;

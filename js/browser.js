@@ -12,10 +12,14 @@ import { shareAcrossTabs, sharingRole } from "./tabs.js";
 const POLL_WASM_URL = new URL("../pkg/captaindata_poller_poll_bg.wasm", import.meta.url);
 const WHOLE_WASM_URL = new URL("../pkg/captaindata_poller_bg.wasm", import.meta.url);
 
-/** Fetches a module ourselves, so a 404 reads "HTTP 404", not a compile error. */
+/**
+ * Fetches a module ourselves, so that a 404 reads "HTTP 404" and a page answered in its place
+ * (an app's fallback to index.html) says so, not a compile error about a magic word.
+ */
 async function fetchWasm(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
+  if (response.headers.get("content-type")?.startsWith("text/html")) throw new Error((await import("./advice.js")).notDeployed(url));
   return response;
 }
 
@@ -36,6 +40,8 @@ export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook, 
   whole: { load: loadWhole, source: WHOLE_WASM_URL.href },
   share: shareAcrossTabs,
   roleOf: sharingRole,
+  // In a browser, a request with no response at all is most often refused by CORS.
+  advise: true,
 });
 export { CaptainDataError } from "./errors.js";
 export { ERROR_CODES, FINAL_ERROR_CODES, isFinalError } from "./error-codes.js";

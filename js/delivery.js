@@ -9,6 +9,42 @@
 
 const CALLBACKS = ["onBatch", "onStatus", "onComplete", "onError", "onCallbackError"];
 
+/**
+ * `onStatus`'s frozen `RunStatus` from what the wasm tells (the tab layer copies it into an
+ * object with the same order, hence `Object.values`), and the last status told:
+ * - a status read, `[status, rowCount, totalRowCount, numberInputs, errorMessage, pausedForMs,
+ *   body]`: the engine's reading, and the descriptive fields copied from the run's body;
+ * - a retry scheduled, `[attempt, retries, delayMs, code, message, HTTP status or null]`: the
+ *   last status with its `retrying`;
+ * - `null` (or nothing), an answer came after retries: the last status, `retrying: null`.
+ */
+function runStatus(told, last) {
+  const [status, a, b, c, d, e, body] = Object.values(told ?? {});
+  if (typeof status !== "string") {
+    // a retry: [attempt, retries, delayMs, code, message, HTTP status or null]
+    const error = { code: c, message: d };
+    if (e !== null) error.status = e;
+    return { ...last, retrying: status ? Object.freeze({ attempt: status, retries: a, delayMs: b, error: Object.freeze(error) }) : null };
+  }
+  // a status read: [status, rowCount, totalRowCount, numberInputs, errorMessage, pausedForMs, body]
+  const copy = (key) => body?.[key] ?? null;
+  const run = {
+    status,
+    rowCount: a,
+    totalRowCount: b,
+    numberInputs: c,
+    errorMessage: d,
+    name: copy("name"),
+    uid: copy("uid"),
+    workflowUid: copy("workflow_uid"),
+    startTime: copy("start_time"),
+    finishTime: copy("finish_time"),
+    retrying: null,
+  };
+  if (e !== null) run.pausedForMs = e;
+  return run;
+}
+
 /** How a refused value is shown in a TypeError, as the wasm glue shows it. */
 export function describe(value) {
   if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
@@ -26,6 +62,7 @@ export class Delivery {
   #options;
   #sink = null;
   #ended = false;
+  #run = runStatus(["unknown", null, null, null, null, null]); // before a status read
 
   /** Checks the options object and its callbacks (they are used here only). */
   constructor(options) {
@@ -52,27 +89,31 @@ export class Delivery {
    */
   batch(batch) {
     const taken = this.#options.onBatch?.(batch);
-    if (isThenable(taken)) return Promise.resolve(taken).then(() => this.#toSink(batch));
-    return this.#toSink(batch);
+    if (isThenable(taken)) return Promise.resolve(taken).then(() => this.sink(batch));
+    return this.sink(batch);
   }
 
-  #toSink(batch) {
+  /** The iterator's part of a batch (see `batch`). */
+  sink(batch) {
     const taken = this.#sink?.(batch);
     return isThenable(taken) ? Promise.resolve(taken).then(() => undefined) : undefined;
   }
 
-  /** The run's status or counts changed. */
-  status(run) {
-    this.#fire("onStatus", run);
+  /** The run's status or counts changed, or a retry began or ended (see `runStatus`). */
+  status(told) {
+    this.#run = Object.freeze(runStatus(told, this.#run));
+    this.#fire("onStatus", this.#run);
   }
 
   /**
    * The poller ended: `onComplete(summary)` or `onError(error)`, once. A stopped poller's
-   * summary calls neither (stop() is not an event of the run).
+   * summary calls neither (stop() is not an event of the run). A failure without `onError` is
+   * also logged, one line: it is never silent, whoever holds start()'s promise.
    */
   end({ summary, error }) {
     if (this.#ended) return;
     this.#ended = true;
+    if (error && !this.#options.onError) console.error(`captaindata-poller: ${error.code}: ${error.message}`);
     if (error) this.#fire("onError", error);
     else if (summary.status !== "stopped") this.#fire("onComplete", summary);
   }

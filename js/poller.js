@@ -5,7 +5,6 @@
 
 import { Delivery } from "./delivery.js";
 import { CaptainDataError, abortedError, asCaptainDataError } from "./errors.js";
-import { iterate } from "./iterator.js";
 import { watchPage } from "./page.js";
 import { summary } from "./summary.js";
 import { checkTabOptions } from "./tab-options.js";
@@ -69,8 +68,14 @@ function moduleLoader({ load, source, sync = false }) {
  * `onComplete`/`onError` through `delivery.end()`, so the shared poller never calls them.
  * `roleOf(options)` checks the options of that layer and gives the role until it is built
  * (without that layer: checks them, and the role is "alone").
+ * `advise`: an error that got no response at all gets the browser's advice (most likely CORS;
+ * elsewhere the message says no more than what happened), from js/advice.js.
  */
-export function createApi({ poll, whole, share = () => null, roleOf = (options) => (checkTabOptions(options), "alone") }) {
+export function createApi({ poll, whole, share = () => null, roleOf = (options) => (checkTabOptions(options), "alone"), advise = false }) {
+  const advised = async (error) => {
+    if (advise && error?.message?.startsWith("no response")) error.message += (await import("./advice.js")).CORS_ADVICE;
+    return error;
+  };
   const polling = moduleLoader(poll);
   const everything = whole ? moduleLoader(whole) : polling;
   const sync = poll.sync === true;
@@ -84,7 +89,7 @@ export function createApi({ poll, whole, share = () => null, roleOf = (options) 
 
   async function pollStep(options) {
     const step = await (await everything.ready()).pollStep(options);
-    if (step.error) asCaptainDataError(step.error);
+    if (step.error) await advised(asCaptainDataError(step.error));
     return step;
   }
 
@@ -92,7 +97,7 @@ export function createApi({ poll, whole, share = () => null, roleOf = (options) 
     try {
       return await (await everything.ready()).scheduleWorkflow(connection, workflowUid, body);
     } catch (error) {
-      throw asCaptainDataError(error);
+      throw await advised(asCaptainDataError(error));
     }
   }
 
@@ -162,8 +167,23 @@ export function createApi({ poll, whole, share = () => null, roleOf = (options) 
       this.#inner?.free();
     }
 
+    /**
+     * The async iterator (js/iterator.js) is loaded when a loop first asks for it: a page that
+     * only takes callbacks never downloads it (docs/size.md). Meanwhile a batch waits for it
+     * (the poller may be running already), then goes to its sink: none is missed.
+     */
     [Symbol.asyncIterator]() {
-      return iterate(this, this.#delivery);
+      const delivery = this.#delivery;
+      const loaded = import("./iterator.js").then(({ iterate }) => iterate(this, delivery));
+      delivery.setSink((batch) => loaded.then(() => delivery.sink(batch)));
+      return {
+        next: () => loaded.then((it) => it.next()),
+        return: () => loaded.then((it) => it.return()),
+        throw: (error) => loaded.then((it) => it.throw(error)),
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+      };
     }
 
     #build({ JobPoller: WasmJobPoller }) {
@@ -188,7 +208,7 @@ export function createApi({ poll, whole, share = () => null, roleOf = (options) 
       try {
         outcome = await this.#poll(t0);
       } catch (error) {
-        outcome = { error: asCaptainDataError(error) };
+        outcome = { error: await advised(asCaptainDataError(error)) };
       }
       if (outcome.error && !(outcome.error instanceof CaptainDataError)) throw outcome.error; // a TypeError
       this.#delivery.end(outcome);

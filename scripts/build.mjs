@@ -1,8 +1,8 @@
 // `npm run build`: cargo (release, wasm32, the pinned nightly) → wasm-bindgen of the locked version → wasm-opt -Oz
 // from the npm package `binaryen` → validate → print the size. Idempotent; a failure names its step.
+// Node built-ins only at the top: esbuild and terser are npm packages, loaded once setup has
+// installed them (on a fresh clone `npm run build` installs them first).
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { build as esbuild } from "esbuild";
-import { minify as terser } from "terser";
 import path from "node:path";
 import { StepError, cli, isMain, root, run } from "./exec.mjs";
 import { SHIPPED_TOOLCHAIN, setupBuildTools } from "./setup.mjs";
@@ -164,6 +164,7 @@ function renamedGlue(glue, map, moduleOf, glueFile) {
  * nor `arguments` become arrows (none of ours or the glue's is called with `new`).
  */
 async function minified(code) {
+  const { minify: terser } = await import("terser");
   const compress = { passes: 2, pure_funcs: ["console.warn"], unsafe_arrows: true };
   return (await terser(code, { module: true, ecma: 2022, compress })).code;
 }
@@ -232,6 +233,7 @@ const dynamicApart = {
 };
 
 async function bundle(name) {
+  const { build: esbuild } = await import("esbuild");
   const result = await esbuild({
     format: "esm",
     target: "es2022",
@@ -272,6 +274,18 @@ async function buildModule(module) {
   await validate(files);
 }
 
+/**
+ * The whole module's bytes as a JS module (`export default "<base64>"`), for the Node entry: a
+ * server bundler (Vite's SSR build, Next.js) carries a module it imports, where a file read
+ * next to the entry stays behind (docs/size.md: the package's cost).
+ */
+export const INLINED_WASM = `${OUT_DIR}/captaindata_poller_bg_wasm.js`;
+
+function inlineWasm() {
+  const bytes = readFileSync(path.join(root, filesOf(MODULES[0]).wasm));
+  writeFileSync(path.join(root, INLINED_WASM), `export default ${JSON.stringify(bytes.toString("base64"))};\n`);
+}
+
 export async function build() {
   await setupBuildTools();
   // js/rules.js from the crate first: the entries below bundle it.
@@ -279,6 +293,7 @@ export async function build() {
   // Start from an empty pkg/ so files from earlier flags never linger in the package.
   rmSync(path.join(root, OUT_DIR), { recursive: true, force: true });
   for (const module of MODULES) await buildModule(module);
+  inlineWasm();
   await minifyEntries();
   const files = [...MODULES.flatMap((m) => Object.values(filesOf(m))), `${ENTRY_DIR}/${BROWSER_ENTRY}`];
   console.log(`built (what a page downloads is measured by \`npm test\`'s size check):\n${listing(files)}`);

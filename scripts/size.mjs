@@ -50,8 +50,8 @@ window.outcome = poller.start().then((summary) => summary.status, (error) => err
  */
 async function downloaded(entry) {
   // The demo server and Chromium: imported here so that `npm run build` needs neither.
-  const { startDemoServer } = await import("./start.mjs");
-  const { launchBrowser } = await import("../tests/demo/browser-fixture.mjs");
+  const { startDemoServer } = await import("./demo-server.mjs");
+  const { launchBrowser } = await import("./chromium.mjs");
   const server = await startDemoServer({ port: 0, wwwDir: root });
   const browser = await launchBrowser();
   try {

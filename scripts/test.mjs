@@ -3,12 +3,16 @@
 // `node scripts/test.mjs --repeat 5 worker demo` runs them 5 times over (a flakiness check: it
 // goes on after a failure and prints how many passes each stage failed).
 // Later issues (demo in Playwright, worker in Miniflare, bench smoke) add entries to `stages`.
+// On a fresh clone nothing is installed when this starts: only Node built-ins and the scripts
+// that need nothing else (exec, setup) are imported here; a stage imports what it needs when it
+// runs, after the setup stage.
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { StepError, cli, isMain, root, run } from "./exec.mjs";
-import { build } from "./build.mjs";
 import { CHROMEDRIVER, setup } from "./setup.mjs";
-import { checkSize } from "./size.mjs";
+
+const build = async () => (await import("./build.mjs")).build();
+const checkSize = async () => (await import("./size.mjs")).checkSize();
 
 /** Files in `dir` (relative to the root) whose names match `pattern`, sorted. */
 function filesIn(dir, pattern) {

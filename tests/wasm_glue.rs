@@ -465,7 +465,7 @@ fn bad_options_throw_a_type_error_naming_the_option() {
 }
 
 #[wasm_bindgen_test]
-async fn batches_and_statuses_reach_the_receiver_frozen() {
+async fn batches_reach_the_receiver_frozen_and_statuses_as_readings() {
     let seen = recorder(0, false);
     let entries = [
         ("jobUid", "job1".into()),
@@ -483,8 +483,14 @@ async fn batches_and_statuses_reach_the_receiver_frozen() {
         assert_eq!(get(&batch, "offset"), i as u32);
         assert_eq!(js_sys::Array::from(&get(&batch, "results")).length(), 1);
     }
+    // A status read is `[status, rowCount, totalRowCount, numberInputs, errorMessage,
+    // pausedForMs, body]`: js/delivery.js shapes (and freezes) the RunStatus.
     let statuses: js_sys::Array = get(&seen, "statuses").into();
-    assert!(statuses.length() >= 1 && is_frozen(&statuses.get(0)));
+    let last = js_sys::Array::from(&statuses.get(statuses.length() - 1));
+    assert_eq!(last.length(), 7);
+    assert_eq!(last.get(0), "finished");
+    assert!(last.get(5).is_null(), "not paused");
+    assert_eq!(get(&last.get(6), "status"), "finished", "the run body");
 }
 
 #[wasm_bindgen_test]

@@ -7,9 +7,9 @@ use super::status::is_all_inputs_failed;
 use super::text::decimal;
 
 /// What a failed request with no response at all means, for error messages (no URL, so
-/// no credentials): in a browser the usual cause is a CORS refusal.
-pub const NO_RESPONSE_TEXT: &str = "no response at all (network error; in a browser most \
-likely CORS: point baseUrl at a proxy such as the Cloudflare worker in worker/)";
+/// no credentials). In a browser the usual cause is a CORS refusal: the browser entry adds
+/// that advice (js/browser.js), since a server or a CLI that reads it would be misled.
+pub const NO_RESPONSE_TEXT: &str = "no response at all (network error)";
 
 /// What to do with an HTTP answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,8 +166,11 @@ mod tests {
     }
 
     #[test]
-    fn the_no_response_text_names_cors_and_the_proxy_but_no_url() {
-        assert!(NO_RESPONSE_TEXT.contains("CORS") && NO_RESPONSE_TEXT.contains("baseUrl"));
+    fn the_no_response_text_names_no_url_and_no_browser() {
+        assert!(
+            !NO_RESPONSE_TEXT.contains("CORS"),
+            "said by the browser entry only"
+        );
         assert!(!NO_RESPONSE_TEXT.contains("://") && !NO_RESPONSE_TEXT.contains('@'));
     }
 

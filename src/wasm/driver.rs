@@ -17,6 +17,7 @@ use web_sys::AbortSignal;
 use super::body;
 use super::fetch::{self, Connection};
 use super::interrupt::{self, Cut, Interrupt, Interrupter, Interrupts};
+use super::retries::Retries;
 use crate::api::RunInfo;
 use crate::engine::{Action, ErrorCode, Event, FetchRequest, PollError, Poller, Summary};
 
@@ -36,6 +37,9 @@ pub trait Delivery {
     ) -> LocalBoxFuture<'_, Result<(), JsValue>>;
     /// The run's status or counts changed; `body` is the run body it was read from.
     fn status(&self, run: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue);
+    /// A retry was scheduled (`run.retrying`), or an answer came after retries (`null`); see
+    /// [`super::retries`]. A receiver that shows no progress ignores it.
+    fn retrying(&self, _retrying: &JsValue) {}
 }
 
 /// How the loop ended.
@@ -149,6 +153,7 @@ impl Session {
             None => None,
         };
         let mut io = Io::default();
+        let mut retries = Retries::new(self.engine.borrow().config().retry.retries);
         loop {
             match interrupts.halt() {
                 Some(Interrupt::Abort) => self.handle(Event::Abort),
@@ -156,11 +161,19 @@ impl Session {
                 None => {}
             }
             match self.next_action() {
-                Action::Fetch(request) => self.fetch(request, &mut interrupts, &mut io).await,
-                Action::Sleep { ms, .. } => {
+                Action::Fetch(request) => {
+                    let fetched = self.fetch(request, &mut interrupts, &mut io, &mut retries);
+                    if fetched.await {
+                        delivery.retrying(&JsValue::NULL);
+                    }
+                }
+                Action::Sleep { ms, reason } => {
                     // The engine has acted on the last response: its rows and body are let
                     // go rather than kept alive for the whole interval.
                     io = Io::default();
+                    if let Some(retrying) = retries.sleeping(reason, ms) {
+                        delivery.retrying(&retrying);
+                    }
                     self.sleep(ms, &mut interrupts).await;
                 }
                 Action::Emit(batch) => {
@@ -192,17 +205,27 @@ impl Session {
     }
 
     /// Sends the engine's GET and tells it the outcome; a stop drops (aborts) the request.
-    async fn fetch(&self, request: FetchRequest, interrupts: &mut Interrupts, io: &mut Io) {
+    /// True when it answered well after retries.
+    async fn fetch(
+        &self,
+        request: FetchRequest,
+        interrupts: &mut Interrupts,
+        io: &mut Io,
+        retries: &mut Retries,
+    ) -> bool {
         let (url, timeout_ms) = (&request.url, request.timeout_ms);
         let sent = fetch::send(&self.connection, "GET", url, None, timeout_ms);
-        if let Some(answer) = interrupts.until(Cut::Halt, Box::pin(sent)).await {
-            let row_key = self.connection.row_key.as_deref();
-            let read = body::read(answer, request.kind, row_key);
-            self.cause.replace(read.failure.clone());
-            let outcome = io.keep(read);
-            let id = request.id;
-            self.handle(Event::Response { id, outcome });
-        }
+        let Some(answer) = interrupts.until(Cut::Halt, Box::pin(sent)).await else {
+            return false;
+        };
+        let row_key = self.connection.row_key.as_deref();
+        let read = body::read(answer, request.kind, row_key);
+        self.cause.replace(read.failure.clone());
+        let outcome = io.keep(read);
+        let recovered = retries.answered(&outcome);
+        let id = request.id;
+        self.handle(Event::Response { id, outcome });
+        recovered
     }
 
     /// The engine's timer; cut short by an event, the engine decides what is left of it.

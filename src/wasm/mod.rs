@@ -7,7 +7,7 @@
 //!   → the engine's [`crate::api::Outcome`]), [`interrupt`] (stop, abort signal, webhook),
 //!   [`errors`] and [`payloads`] (what crosses to JS), [`options`] (what comes from JS);
 //! - [`driver`]: the async loop that feeds the engine and performs its actions, with a
-//!   [`driver::Delivery`] saying where rows go;
+//!   [`driver::Delivery`] saying where rows go, and [`retries`] naming the retries it sees;
 //! - the exported API: [`poller`] (`JobPoller`, rows to the JS receiver that calls the
 //!   user's callbacks: js/delivery.js), [`step`] (`pollStep`, rows in the result) and
 //!   [`schedule`] (`scheduleWorkflow`).
@@ -23,6 +23,7 @@ mod interrupt;
 mod options;
 mod payloads;
 mod poller;
+mod retries;
 #[cfg(feature = "step-and-schedule")]
 mod schedule;
 #[cfg(feature = "step-and-schedule")]

@@ -1,13 +1,12 @@
-//! What the glue hands to JS: batches, run status, summary, step results. Each is a
-//! `Serialize` struct turned into a frozen plain object by serde-wasm-bindgen; JS values
-//! (rows, fields copied from a body) pass through as they are (`preserve`).
+//! What the glue hands to JS: batches, summary, step results, each a `Serialize` struct
+//! turned into a frozen plain object by serde-wasm-bindgen (JS values, the rows, pass through
+//! as they are: `preserve`); and a status read, an array js/delivery.js shapes ([`run_status`]).
 
-use js_sys::Object;
+use js_sys::{Array, Object};
 use serde::Serialize;
 use serde_wasm_bindgen::{preserve, Serializer};
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::body::field;
 use crate::api::RunInfo;
 use crate::engine::Summary;
 
@@ -33,51 +32,35 @@ pub struct Batch {
     pub cursor: String,
 }
 
-/// `onStatus`'s argument: the engine's reading plus descriptive fields of the run body.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunStatus {
-    status: String,
-    row_count: Option<f64>,
-    total_row_count: Option<f64>,
-    number_inputs: Option<f64>,
-    error_message: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    paused_for_ms: Option<f64>,
-    #[serde(with = "preserve")]
-    name: JsValue,
-    #[serde(with = "preserve")]
-    uid: JsValue,
-    #[serde(with = "preserve")]
-    workflow_uid: JsValue,
-    #[serde(with = "preserve")]
-    start_time: JsValue,
-    #[serde(with = "preserve")]
-    finish_time: JsValue,
+/// What the receiver is told of a status read: `[status, rowCount, totalRowCount,
+/// numberInputs, errorMessage, pausedForMs, body]` (`null` for what the API did not send;
+/// `pausedForMs` while the run is paused). js/delivery.js shapes it into `onStatus`'s frozen
+/// `RunStatus`, copying the descriptive fields from the body: every page downloads this code,
+/// and a serialised struct cost it more (docs/size.md).
+pub fn run_status(info: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue) -> JsValue {
+    let number = |n: Option<u64>| n.map_or(JsValue::NULL, |n| (n as f64).into());
+    let text = info
+        .error_message
+        .as_deref()
+        .map_or(JsValue::NULL, JsValue::from);
+    array(&[
+        info.status.as_str().into(),
+        number(info.row_count),
+        number(info.total_row_count),
+        number(info.number_inputs),
+        text,
+        number(paused_for_ms),
+        body.clone(),
+    ])
 }
 
-impl RunStatus {
-    /// From the engine's reading of `body`; `paused_for_ms` while the run is paused.
-    pub fn new(info: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue) -> RunStatus {
-        let copy = |key: &str| match field(body, key) {
-            value if value.is_undefined() => JsValue::NULL,
-            value => value,
-        };
-        let number = |n: Option<u64>| n.map(|n| n as f64);
-        RunStatus {
-            status: info.status.clone(),
-            row_count: number(info.row_count),
-            total_row_count: number(info.total_row_count),
-            number_inputs: number(info.number_inputs),
-            error_message: info.error_message.clone(),
-            paused_for_ms: number(paused_for_ms),
-            name: copy("name"),
-            uid: copy("uid"),
-            workflow_uid: copy("workflow_uid"),
-            start_time: copy("start_time"),
-            finish_time: copy("finish_time"),
-        }
+/// A JS array of `values`, in order.
+pub fn array(values: &[JsValue]) -> JsValue {
+    let array = Array::new();
+    for value in values {
+        array.push(value);
     }
+    array.into()
 }
 
 /// `onComplete`'s argument and `start()`'s value.

@@ -13,7 +13,7 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::driver::{now_ms, Delivery, End, Session};
 use super::errors::{config_error, poll_error};
 use super::options::{budgets, common, hidden_interval, object, status_every, timer_ms, Options};
-use super::payloads::{frozen, Batch, Completion, RunStatus};
+use super::payloads::{frozen, run_status, Batch, Completion};
 use super::webhook::webhook_event;
 use crate::api::RunInfo;
 use crate::engine::{validate_interval, Event, PollError, Poller};
@@ -65,7 +65,11 @@ impl Delivery for Receiver {
     }
 
     fn status(&self, run: &RunInfo, paused_for_ms: Option<u64>, body: &JsValue) {
-        self.take_status(&frozen(&RunStatus::new(run, paused_for_ms, body)));
+        self.take_status(&run_status(run, paused_for_ms, body));
+    }
+
+    fn retrying(&self, retrying: &JsValue) {
+        self.take_status(retrying);
     }
 }
 

@@ -3,25 +3,10 @@
 import { mkdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { chromium } from "playwright-core";
 import { root } from "../../scripts/exec.mjs";
 
-export const CHROMIUM = "/usr/bin/chromium";
+export { CHROMIUM, launchBrowser } from "../../scripts/chromium.mjs";
 export const OUTPUT_DIR = path.join(root, "test-results");
-const ARGS = [
-  "--no-sandbox",
-  "--headless",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
-
-export function launchBrowser() {
-  return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-}
 
 /** A path under test-results/ (created). */
 export function outputPath(name) {

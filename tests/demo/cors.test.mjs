@@ -52,6 +52,7 @@ test("a cross-origin API without CORS: RETRIES_EXHAUSTED whose message names COR
     assert.equal(error?.code, "RETRIES_EXHAUSTED");
     assert.match(error.message, /CORS/);
     assert.match(error.message, /proxy/);
+    assert.match(error.message, /captaindata-poller\/worker/, "the worker named by its place on npm");
     assert.ok(!error.message.includes("sk-cors-7f3a"), "no key in the message");
     const { requests } = api.sim.stats();
     assert.deepEqual([requests.run, requests.results], [0, 0], "no request got through");

@@ -12,7 +12,7 @@ import {
   preload,
   scheduleWorkflow,
 } from "captaindata-poller";
-import type { Batch as RowBatch, Summary as SummaryType } from "captaindata-poller";
+import type { Batch as RowBatch, Retrying, Summary as SummaryType } from "captaindata-poller";
 
 type Options = ConstructorParameters<typeof JobPoller>[0];
 type Batch = Parameters<NonNullable<Options["onBatch"]>>[0];
@@ -78,6 +78,14 @@ const options: Options = {
     const status: string = run.status;
     const counts: (number | null | undefined)[] = [run.rowCount, run.totalRowCount, run.numberInputs];
     console.log(status, counts);
+    // A retry under way: narrowed by the null check, its error's code and optional HTTP status.
+    const retrying: Retrying | null = run.retrying;
+    if (retrying) {
+      const shown = `retrying (${retrying.attempt}/${retrying.retries}) in ${retrying.delayMs} ms: ${retrying.error.message}`;
+      const code: ErrorCode = retrying.error.code;
+      const http: number | undefined = retrying.error.status;
+      console.log(shown, code, http);
+    }
   },
   onComplete(summary) {
     const fields: [string, number, number, number] = [
