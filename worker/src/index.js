@@ -5,6 +5,7 @@ import { readBody } from "./body.js";
 import { ConfigError, connection, secret, settings } from "./config.js";
 import { registryOf, trackerOf } from "./registry.js";
 import { isRunId, route } from "./routes.js";
+import { advertiseStream, forwardStream, streamToken } from "./stream.js";
 import { webhookEvent } from "./webhook-events.js";
 
 export { Registry } from "./registry.js";
@@ -106,7 +107,9 @@ function health(env) {
 
 async function authorized(request, env, match) {
   if (match.access === "admin") return sameSecret(bearer(request), secret(env, "ADMIN_TOKEN"));
-  if (match.access === "read") return checkReadToken(secret(env, "READ_TOKEN_SECRET"), match.jobUid, request.headers.get(READ_TOKEN_HEADER));
+  // A browser cannot set headers on a WebSocket: the stream's token comes as a subprotocol.
+  const token = match.name === "stream" ? streamToken(request) : request.headers.get(READ_TOKEN_HEADER);
+  if (match.access === "read") return checkReadToken(secret(env, "READ_TOKEN_SECRET"), match.jobUid, token);
   return true;
 }
 
@@ -117,9 +120,11 @@ async function dispatch(request, env, match, url) {
     case "track":
       return trackExisting(env, match.jobUid);
     case "run":
-      return readRun(env, match.jobUid);
+      return advertiseStream(await readRun(env, match.jobUid));
     case "results":
-      return readResults(env, match.jobUid, url);
+      return advertiseStream(await readResults(env, match.jobUid, url));
+    case "stream":
+      return forwardStream(request, trackerOf(env, match.jobUid));
     case "webhook":
       return webhook(request, env);
     case "health":

@@ -12,6 +12,7 @@ const TABLE = [
   ["POST", ["v3", "jobs", ":jobUid", "track"], "track", "admin"],
   ["GET", ["v3", "jobs", ":jobUid"], "run", "read"],
   ["GET", ["v3", "jobs", ":jobUid", "results"], "results", "read"],
+  ["GET", ["v3", "jobs", ":jobUid", "stream"], "stream", "read"],
   ["POST", ["webhooks", "captaindata"], "webhook", "webhook"],
   ["GET", ["health"], "health", "admin"],
 ];

@@ -4,6 +4,7 @@ import { DurableObject } from "cloudflare:workers";
 import { pollStep } from "../../js/workerd.js";
 import { ConfigError, connection, settings } from "./config.js";
 import { applyStep, nextStepIn } from "./step-outcome.js";
+import { acceptViewer, answerPings, publishCommit, viewerClosed, viewerMessage } from "./stream.js";
 import { isMissing, resultsBody, runBody } from "./v3-shapes.js";
 
 const SCHEMA = [
@@ -30,6 +31,25 @@ export class RunTracker extends DurableObject {
     for (const [name, type] of Object.entries(ADDED_COLUMNS)) {
       if (!have.has(name)) this.sql.exec(`ALTER TABLE run ADD COLUMN ${name} ${type}`);
     }
+    answerPings(ctx);
+  }
+
+  /** `GET /v3/jobs/{uid}/stream`, authorised by the Worker: a viewer joins (worker/src/stream.js). */
+  fetch(request) {
+    const config = settings(this.env);
+    return acceptViewer(this.ctx, this.sql, this.load(), request, { maxViewers: config.maxStreamViewers, pageSize: config.pageSize });
+  }
+
+  webSocketMessage(ws) {
+    viewerMessage(ws);
+  }
+
+  webSocketClose(ws, code) {
+    viewerClosed(ws, code);
+  }
+
+  webSocketError(ws) {
+    viewerClosed(ws, 1011);
   }
 
   /** The stored run, or null when this object tracks nothing. */
@@ -133,6 +153,7 @@ export class RunTracker extends DurableObject {
     if (step.configError) return this.holdForConfig(run, step.configError);
     const update = applyStep(run, step, config);
     const committed = this.commit(run, step, update);
+    if (committed) publishCommit(this.ctx, run, this.load(), step.results);
     const pending = Boolean(this.load()?.webhook);
     const delay = committed ? nextStepIn(update, step, config, pending) : 0;
     if (delay !== null) await this.ctx.storage.setAlarm(Date.now() + delay);
