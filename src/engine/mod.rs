@@ -34,6 +34,7 @@ mod cursor;
 mod origin;
 mod paging;
 mod poller;
+mod stream_cursor;
 
 pub use crate::api::ErrorCode;
 pub use config::{
