@@ -15,7 +15,8 @@ export type ErrorCode =
   | "SERVER_ERROR"
   | "NETWORK_ERROR"
   | "LOAD_FAILED"
-  | "CALLBACK_FAILED";
+  | "CALLBACK_FAILED"
+  | "TOO_MANY_VIEWERS";
 
 /** The list of every error code, frozen. */
 export declare const ERROR_CODES: readonly ErrorCode[];

@@ -18,6 +18,7 @@ export const ERROR_CODES = Object.freeze([
   "NETWORK_ERROR",
   "LOAD_FAILED",
   "CALLBACK_FAILED",
+  "TOO_MANY_VIEWERS",
 ]);
 
 /** The codes that polling again with the same options cannot change. */

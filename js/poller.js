@@ -7,6 +7,7 @@ import { Delivery } from "./delivery.js";
 import { CaptainDataError, abortedError, asCaptainDataError } from "./errors.js";
 import { iterate } from "./iterator.js";
 import { watchPage } from "./page.js";
+import { transportOf } from "./push-transport.js";
 
 /**
  * Loads one wasm module, once, on first use. `load()` instantiates it and returns its glue (the
@@ -105,10 +106,14 @@ export function createApi({ poll, whole, share = () => null, roleOf = () => "alo
     #webhooks = []; // payloads received before the module loaded
     #role;
     #alone = false; // a wasm poller of its own (not shared): it is told about the page here
+    #transport; // polling, or the worker's stream (js/push-transport.js)
+    #module = null;
 
     /** Validates the options now when the module is loaded (always in Node and workerd). */
     constructor(options) {
       this.#delivery = new Delivery(options);
+      this.#transport = transportOf(options, this.#delivery, everything.ready);
+      options = this.#transport.options;
       this.#role = roleOf(options);
       this.#options = options;
       this.#halt = new Promise((resolve) => {
@@ -163,7 +168,8 @@ export function createApi({ poll, whole, share = () => null, roleOf = () => "alo
       return iterate(this, this.#delivery);
     }
 
-    #build({ JobPoller: WasmJobPoller }) {
+    #build(module) {
+      const { JobPoller: WasmJobPoller } = (this.#module = module);
       const delivery = this.#delivery;
       this.#inner = share(this.#options, { WasmJobPoller, delivery });
       if (!this.#inner) {
@@ -217,7 +223,9 @@ export function createApi({ poll, whole, share = () => null, roleOf = () => "alo
       }
       const unwatch = this.#alone ? watchPage(this.#inner) : () => {};
       try {
-        return { summary: await this.#inner.start() };
+        const setInner = (inner) => (this.#inner = inner);
+        const context = { inner: this.#inner, module: this.#module, setInner, stopped: () => this.#stopped, t0 };
+        return { summary: await this.#transport.run(context) };
       } catch (error) {
         // A shared poller stopped by our own stop() may still say ABORTED: it is a stop.
         if (error?.code === "ABORTED" && this.#stopped && !signal?.aborted) {

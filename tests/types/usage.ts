@@ -41,6 +41,7 @@ const codes: ErrorCode[] = [
   "NETWORK_ERROR",
   "LOAD_FAILED",
   "CALLBACK_FAILED",
+  "TOO_MANY_VIEWERS",
 ];
 const finalCodes: readonly ErrorCode[] = FINAL_ERROR_CODES;
 const listed: readonly ErrorCode[] = ERROR_CODES;
