@@ -107,13 +107,12 @@ export function createApi({ poll, whole, share = () => null, roleOf = () => "alo
     #role;
     #alone = false; // a wasm poller of its own (not shared): it is told about the page here
     #transport; // polling, or the worker's stream (js/push-transport.js)
-    #module = null;
 
     /** Validates the options now when the module is loaded (always in Node and workerd). */
     constructor(options) {
       this.#delivery = new Delivery(options);
       this.#transport = transportOf(options, this.#delivery, everything.ready);
-      options = this.#transport.options;
+      options = this.#transport?.options ?? options;
       this.#role = roleOf(options);
       this.#options = options;
       this.#halt = new Promise((resolve) => {
@@ -168,8 +167,7 @@ export function createApi({ poll, whole, share = () => null, roleOf = () => "alo
       return iterate(this, this.#delivery);
     }
 
-    #build(module) {
-      const { JobPoller: WasmJobPoller } = (this.#module = module);
+    #build({ JobPoller: WasmJobPoller }) {
       const delivery = this.#delivery;
       this.#inner = share(this.#options, { WasmJobPoller, delivery });
       if (!this.#inner) {
@@ -223,9 +221,9 @@ export function createApi({ poll, whole, share = () => null, roleOf = () => "alo
       }
       const unwatch = this.#alone ? watchPage(this.#inner) : () => {};
       try {
-        const setInner = (inner) => (this.#inner = inner);
-        const context = { inner: this.#inner, module: this.#module, setInner, stopped: () => this.#stopped, t0 };
-        return { summary: await this.#transport.run(context) };
+        // The transport may hand over to a stream: `swap(next)` makes it this poller's, and says whether stop() came.
+        const swap = (next) => ((this.#inner = next), this.#stopped);
+        return { summary: await (this.#transport?.run(this.#inner, swap) ?? this.#inner.start()) };
       } catch (error) {
         // A shared poller stopped by our own stop() may still say ABORTED: it is a stop.
         if (error?.code === "ABORTED" && this.#stopped && !signal?.aborted) {

@@ -1,41 +1,33 @@
 // Which way a JobPoller gets its rows: polling (the wasm poller), or pushed by the worker's
-// stream (js/push.js, loaded only when a stream is used). "auto" polls and listens: the
-// worker's reads carry `x-poller-stream`, which Captain Data never sends, so the first answer
-// from a worker switches the poller to its stream; nothing more is asked of anyone to learn it.
-
-const MODES = ["poll", "push", "auto"];
+// stream (js/push.js, loaded only when a stream is used: a page that polls Captain Data
+// downloads nothing more). "auto" polls and listens: the worker's reads carry
+// `x-poller-stream`, which Captain Data never sends, so the first answer from a worker
+// switches the poller to its stream; nothing more is asked of anyone to learn it. The options
+// of a stream are checked by js/push.js (a `transport` other than "poll" and "auto" goes
+// there and is refused unless it is "push"): this file is in every page's download.
 
 /**
- * Checks `transport` and `WebSocket`; returns the options the wasm poller is built with and
- * `run(...)`, which polls, pushes, or polls then pushes (see js/push.js).
+ * Null to poll only; else the options the wasm poller is built with, and
+ * `run(first, swap)`, which polls, pushes, or polls then pushes (`swap(next)` hands the
+ * poller to `next` and says whether it was stopped).
  */
 export function transportOf(options, delivery, whole) {
-  const { transport: mode = "auto", WebSocket: given } = options;
-  if (!MODES.includes(mode)) throw new TypeError('Expected `transport` to be "poll", "push" or "auto"');
-  if (given !== undefined && typeof given !== "function") throw new TypeError("Expected `WebSocket` to be a WebSocket constructor");
-  const Socket = given ?? globalThis.WebSocket;
+  const { transport: mode = "auto" } = options;
+  const auto = mode === "auto";
+  let inner;
+  let heard;
   // Without a WebSocket (Node 20 without a flag), "auto" polls.
-  if (mode === "push" && !Socket) throw new TypeError("Expected `WebSocket` to be given: this runtime has no WebSocket");
-  if (mode === "poll" || (mode === "auto" && !Socket)) return { options, run: ({ inner }) => inner.start() };
-  let inner = null;
-  let heard = mode === "push";
+  if (mode === "poll" || (auto && !(options.WebSocket || globalThis.WebSocket))) return null;
+  // Quietly, after the batch in hand: the stream goes on from the cursor.
   const fetched = (url, init) =>
-    (options.fetch ? options.fetch(url, init) : fetch(url, init)).then((response) => {
-      if (!heard && response.headers.get("x-poller-stream") === "v1") {
-        heard = true;
-        inner?.stop(); // quietly, after the batch in hand: the stream goes on from its cursor
-      }
-      return response;
-    });
+    (options.fetch || fetch)(url, init).then((response) => (!heard && response.headers.get("x-poller-stream") && ((heard = true), inner.stop()), response));
   return {
-    // Under push each tab has its own socket (js/push.js says why): no tab sharing.
-    options: mode === "push" ? { ...options, shareAcrossTabs: false } : { ...options, fetch: fetched },
-    async run(context) {
-      inner = context.inner;
-      const polled = mode === "push" ? null : await inner.start();
-      if (polled && (!heard || polled.status !== "stopped" || context.stopped())) return polled;
-      const { pushRows } = await import("./push.js");
-      return pushRows({ ...context, options, delivery, whole, Socket, polled, fallback: mode === "auto" });
+    // Under push each tab has its own socket (js/push.js says why): its tab poller never starts.
+    options: auto ? { ...options, fetch: fetched } : options,
+    async run(first, swap) {
+      const polled = auto ? await (inner = first).start() : null;
+      if ((auto && !heard) || swap(first)) return polled;
+      return (await import("./push.js")).default(options, delivery, whole, first, swap, polled);
     },
   };
 }

@@ -56,16 +56,22 @@ function protocols(headers) {
 
 /**
  * Receives the run from the worker's stream until it ends, the poller stops, or the socket
- * keeps failing (then polls, with `fallback`). Resolves with the summary or rejects with a
- * CaptainDataError, like the wasm poller's `start()`.
+ * keeps failing (then polls). Resolves with the summary or rejects with a CaptainDataError, like
+ * the wasm poller's `start()`. `first` is the wasm poller (stopped, or never started with
+ * "push"), `swap(next)` makes `next` the JobPoller's and says whether stop() came, `polled` is
+ * the summary of the polling before (null with "push").
  */
-export async function pushRows(context) {
-  const { options, inner, stopped } = context;
-  if (!options.baseUrl) throw new TypeError('Expected `baseUrl` to be the worker\'s URL with transport "push"');
-  const glue = await context.whole();
-  const stream = new Stream(context, glue, inner.cursor ?? options.cursor);
-  context.setInner(stream);
-  if (stopped()) stream.stop();
+export default async function pushRows(options, delivery, whole, first, swap, polled) {
+  const { transport, WebSocket: given, baseUrl } = options;
+  if (transport !== "push" && transport !== undefined && transport !== "auto") throw new TypeError('Expected `transport` to be "poll", "push" or "auto"');
+  if (given !== undefined && typeof given !== "function") throw new TypeError("Expected `WebSocket` to be a WebSocket constructor");
+  const Socket = given ?? globalThis.WebSocket;
+  if (!Socket) throw new TypeError("Expected `WebSocket` to be given: this runtime has none (Node 20: the `ws` package's)");
+  if (!baseUrl) throw new TypeError("Expected `baseUrl` to be the worker's URL to use its stream");
+  const glue = await whole();
+  const stream = new Stream({ options, delivery, glue, Socket, polled, swap, fallback: transport !== "push", t0: Date.now() }, first.cursor);
+  if (!polled) first.free(); // built to check the options, never started
+  if (swap(stream)) stream.stop();
   return stream.run();
 }
 
@@ -81,9 +87,9 @@ class Stream {
   #wake = () => {}; // ends the wait in progress (a back-off, a socket)
   #status = ""; // the last status handed on, as JSON
 
-  constructor(context, glue, cursor) {
+  constructor(context, cursor) {
     this.#c = context;
-    this.#glue = glue;
+    const glue = (this.#glue = context.glue);
     const { baseUrl, jobUid } = context.options;
     this.cursor = cursor === undefined ? glue.streamCursor(baseUrl, jobUid, 0, 1) : cursor;
     this.#offset = glue.cursorOffset(baseUrl, jobUid, this.cursor);
@@ -262,19 +268,18 @@ class Stream {
       totalResults: this.#offset,
       requests: (polled?.requests ?? 0) + this.#requests,
       retries: (polled?.retries ?? 0) + this.#reconnects,
-      durationMs: Date.now() - this.#c.t0,
+      durationMs: (polled?.durationMs ?? 0) + Date.now() - this.#c.t0,
       cursor: this.cursor,
     });
   }
 
   /** Polls the worker from the stream's cursor to the end (a lone wasm poller, its own fetch). */
   async #poll() {
-    const { options, module, delivery, setInner, stopped } = this.#c;
-    const { transport: _t, WebSocket: _w, ...rest } = options;
-    const poller = new module.JobPoller({ ...rest, cursor: this.cursor }, delivery);
-    setInner(poller);
-    if (stopped()) poller.stop();
+    const { options, delivery, glue, swap, polled } = this.#c;
+    const poller = new glue.JobPoller({ ...options, cursor: this.cursor }, delivery);
+    if (swap(poller)) poller.stop();
     const summary = await poller.start();
-    return Object.freeze({ ...summary, requests: summary.requests + this.#requests, durationMs: Date.now() - this.#c.t0 });
+    const requests = (polled?.requests ?? 0) + this.#requests + summary.requests;
+    return Object.freeze({ ...summary, requests, durationMs: (polled?.durationMs ?? 0) + Date.now() - this.#c.t0 });
   }
 }
