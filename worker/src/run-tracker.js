@@ -32,6 +32,12 @@ export class RunTracker extends DurableObject {
       if (!have.has(name)) this.sql.exec(`ALTER TABLE run ADD COLUMN ${name} ${type}`);
     }
     answerPings(ctx);
+    this.awakeSince = Date.now();
+  }
+
+  /** For operators (and tests): the stream's viewers, and since when this instance is awake (it hibernates while idle). */
+  streamStats() {
+    return { viewers: this.ctx.getWebSockets().length, awakeSince: this.awakeSince };
   }
 
   /** `GET /v3/jobs/{uid}/stream`, authorised by the Worker: a viewer joins (worker/src/stream.js). */
