@@ -147,7 +147,7 @@ async function usePoller(): Promise<void> {
   const stopped: void = poller.stop();
   const summary = await running;
   const total: number = summary.totalResults;
-  console.log(cursor, role, notRole, stopped, total, minimal);
+  console.log(cursor, role, notRole, stopped, total, minimal, pushed);
 }
 
 async function useCron(): Promise<void> {
