@@ -2,6 +2,7 @@
 // Miniflare (cf: false) whose outbound fetches are recorded and allowed only to the simulator.
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
+import path from "node:path";
 import { Miniflare } from "miniflare";
 import { startSimServer } from "../../sim/server.mjs";
 import { LOCAL_SECRETS, miniflareOptions } from "../../worker/miniflare-options.mjs";
@@ -77,11 +78,25 @@ function outboundTo(server, outbound, hooks) {
 }
 
 /**
- * Starts the simulator and the worker.
- * @param {{ bindings?: Record<string, string>, sim?: object, persist?: string }} [options]
- *   `persist`: a directory for the Durable Objects' storage, kept across `restart()`.
+ * The modules of a worker `wrangler deploy --dry-run --outdir <dir>` bundled: its `index.js`
+ * and the `.wasm` files next to it, compiled by workerd as wrangler's upload would have them.
  */
-export async function startWorker({ bindings = {}, sim = {}, persist } = {}) {
+function deployedModules(dir) {
+  return {
+    modules: true,
+    scriptPath: path.join(dir, "index.js"),
+    modulesRoot: dir,
+    modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
+  };
+}
+
+/**
+ * Starts the simulator and the worker.
+ * @param {{ bindings?: Record<string, string>, sim?: object, persist?: string, deployed?: string }} [options]
+ *   `persist`: a directory for the Durable Objects' storage, kept across `restart()`.
+ *   `deployed`: run the bundle wrangler wrote in that directory instead of this repository's worker.
+ */
+export async function startWorker({ bindings = {}, sim = {}, persist, deployed } = {}) {
   const port = await freePort();
   const workerOrigin = `http://127.0.0.1:${port}`;
   const server = await startSimServer({
@@ -95,18 +110,31 @@ export async function startWorker({ bindings = {}, sim = {}, persist } = {}) {
   const hooks = {};
   const logs = [];
   const options = {
-    ...miniflareOptions({
+    ...(await miniflareOptions({
       baseUrl: server.url,
       port,
       outboundService: outboundTo(server, outbound, hooks),
       bindings: { ...SECRETS, ...FAST_BINDINGS, CAPTAINDATA_BASE_URL: server.url, ...bindings },
       onLine: (line) => logs.push(line),
-    }),
+    })),
     ...(persist ? { durableObjectsPersist: persist } : {}),
   };
+  if (deployed) {
+    delete options.modules;
+    Object.assign(options, deployedModules(deployed));
+  }
   const mf = new Miniflare(options);
   await mf.ready;
   return new WorkerHarness(mf, server, outbound, workerOrigin, hooks, options, logs);
+}
+
+/** `action()`, its failure named: Miniflare's own "fetch failed" says neither what nor why. */
+async function named(what, action) {
+  try {
+    return await action();
+  } catch (e) {
+    throw new Error(`${what}: ${e.message} (${e.cause?.code ?? e.cause?.message ?? "no cause"})`, { cause: e });
+  }
 }
 
 class WorkerHarness {
@@ -196,15 +224,17 @@ class WorkerHarness {
 
   /** One cron tick (`scheduled()`), as the cron trigger would fire it. */
   async tick() {
-    const worker = await this.mf.getWorker();
-    const result = await worker.scheduled({ cron: "* * * * *" });
+    const result = await named("tick", async () => (await this.mf.getWorker()).scheduled({ cron: "* * * * *" }));
     assert.equal(result.outcome, "ok");
   }
 
   /** The registry's counters: runs by state, kicks per alarm invocation. */
-  async registryStats() {
-    const ns = await this.mf.getDurableObjectNamespace("REGISTRY");
-    return ns.get(ns.idFromName("registry")).stats();
+  registryStats() {
+    return named("registry stats", async () => {
+      const ns = await this.mf.getDurableObjectNamespace("REGISTRY");
+      const stats = await ns.get(ns.idFromName("registry")).stats();
+      return { active: stats.active, retired: stats.retired, kicksPerInvocation: [...stats.kicksPerInvocation] };
+    });
   }
 
   /** Requests the worker sent for one run, grouped by step (one step = one invocation). */

@@ -18,6 +18,9 @@ export const STREAM_PROTOCOL = "captaindata-poller.v1";
 const TOKEN_PREFIX = "token.";
 /** Sent with the run's reads: this server streams (Captain Data does not send it). */
 export const STREAM_HEADER = "x-poller-stream";
+const EPOCH_HEADER = "x-read-token-epoch";
+/** The token epoch the Worker checked, as the object receives it. */
+export const viewerEpoch = (request) => request.headers.get(EPOCH_HEADER);
 /** Cloudflare's limit on one WebSocket message. */
 export const MAX_FRAME_BYTES = 1 << 20;
 // Close codes of the application range (4000–4999): 4000 + the HTTP status it would have been.
@@ -42,7 +45,7 @@ export function advertiseStream(response) {
  * The Worker's half: checks the request and hands the upgrade to the run's object, whose
  * answer is copied (a response from `stub.fetch` has immutable headers; CORS adds some).
  */
-export async function forwardStream(request, stub) {
+export async function forwardStream(request, stub, epoch) {
   if ((request.headers.get("upgrade") ?? "").toLowerCase() !== "websocket") {
     return new Response(JSON.stringify({ message: "This route is a WebSocket: send `Upgrade: websocket`" }), {
       status: 426,
@@ -53,7 +56,10 @@ export async function forwardStream(request, stub) {
   if (!/^\d{1,15}$/.test(after)) {
     return new Response(JSON.stringify({ message: "`after` must be an integer ≥ 0" }), { status: 400, headers: { "content-type": "application/json" } });
   }
-  const answer = await stub.fetch(request);
+  // The token's epoch goes to the object, which refuses a revoked one (as it does for reads).
+  const headers = new Headers(request.headers);
+  headers.set(EPOCH_HEADER, epoch);
+  const answer = await stub.fetch(new Request(request.url, { headers }));
   return new Response(answer.body, { status: answer.status, headers: new Headers(answer.headers), webSocket: answer.webSocket });
 }
 
@@ -123,10 +129,13 @@ function refuse(code, message) {
  * joining the viewers a commit is sent to, so no row can fall between the two.
  * @param {DurableObjectState} ctx
  * @param {SqlStorage} sql
- * @param {object | null} run the stored run (null: not tracked)
+ * @param {{ run?: object, missing?: boolean, refused?: boolean }} view the run for this viewer's
+ *   token (RunTracker.readable): refused (revoked: a 403, no socket), missing (an end frame), or the run
  * @param {{ maxViewers: number, pageSize: number }} limits
  */
-export function acceptViewer(ctx, sql, run, request, { maxViewers, pageSize }) {
+export function acceptViewer(ctx, sql, view, request, { maxViewers, pageSize }) {
+  if (view.refused) return new Response(JSON.stringify({ message: "Not authorized" }), { status: 403, headers: { "content-type": "application/json" } });
+  const run = view.run ?? null;
   const after = Number(new URL(request.url).searchParams.get("after") ?? "0");
   if (run && after > run.row_count) return refuse("BAD_OFFSET", `This run has ${run.row_count} rows: a stream cannot start after row ${after}`);
   if (ctx.getWebSockets().length >= maxViewers) return refuse("TOO_MANY_VIEWERS", `This run has its maximum of ${maxViewers} viewers (MAX_STREAM_VIEWERS)`);
@@ -174,6 +183,23 @@ export function publishCommit(ctx, before, now, rows) {
       if (over) ws.close(CLOSE_ENDED, "run ended");
     } catch {
       // A socket that closed meanwhile: its viewer reconnects from its own offset.
+    }
+  }
+}
+
+/**
+ * The run's tokens were revoked or the run was deleted: every viewer gets an end frame
+ * (`UNAUTHORIZED` or `NOT_FOUND`, what its next read would answer) and the socket closes.
+ */
+export function dropViewers(ctx, why) {
+  const error = why === "revoked" ? { code: "UNAUTHORIZED", message: "The read tokens of this run were revoked" } : { code: "NOT_FOUND", message: "Job not found" };
+  const frame = JSON.stringify({ type: "end", run: null, error });
+  for (const ws of ctx.getWebSockets()) {
+    try {
+      ws.send(frame);
+      ws.close(CLOSE_ENDED, why);
+    } catch {
+      // closed meanwhile
     }
   }
 }
