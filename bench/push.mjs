@@ -54,7 +54,7 @@ async function startWorker() {
     return new Response(bytes, { status: response.status, headers: response.headers });
   };
   const mf = new Miniflare(
-    miniflareOptions({ baseUrl: server.url, outboundService, bindings: { POLL_INTERVAL_MS: String(WORKER_CADENCE_MS), MAX_STREAM_VIEWERS: "2000" } }),
+    await miniflareOptions({ baseUrl: server.url, outboundService, bindings: { POLL_INTERVAL_MS: String(WORKER_CADENCE_MS), MAX_STREAM_VIEWERS: "2000" } }),
   );
   const origin = (await mf.ready).origin;
   return { server, mf, origin, outbound };
