@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { manualClock } from "../../sim/index.js";
-import { rowIds, startWorker } from "./worker-fixture.mjs";
+import { rowIds, SECRETS, startWorker } from "./worker-fixture.mjs";
 import { ids, PROTOCOL, streamUrl, viewer, WebSocket } from "./stream-fixture.mjs";
 
 const MIB = 1 << 20;
@@ -132,4 +132,18 @@ test("the read token travels as a subprotocol: without it, or another run's, no 
   assert.equal(read.headers.get("x-poller-stream"), "v1");
   assert.ok(!streamUrl(w.origin, a).includes(tokenA));
   assert.equal(typeof WebSocket, "function");
+});
+
+test("revoking a run's tokens or deleting the run ends its viewers' streams; a revoked token opens none", async () => {
+  const admin = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` };
+  const a = w.sim.createJob({ rows: 40, durationMs: 4000, pageSize: 40 }).jobUid;
+  const b = w.sim.createJob({ rows: 40, durationMs: 4000, pageSize: 40 }).jobUid;
+  const [tokenA, tokenB] = [await tracked(a), await tracked(b)];
+  const [va, vb] = [viewer(w.origin, a, tokenA), viewer(w.origin, b, tokenB)];
+  await Promise.all([va.opened, vb.opened]);
+  assert.equal((await w.call(`/v3/jobs/${a}/revoke`, { method: "POST", headers: admin })).status, 200);
+  assert.deepEqual((await va.done).error?.code, "UNAUTHORIZED");
+  await assert.rejects(viewer(w.origin, a, tokenA).opened, /HTTP 403/);
+  assert.equal((await w.call(`/v3/jobs/${b}`, { method: "DELETE", headers: admin })).status, 200);
+  assert.deepEqual((await vb.done).error?.code, "NOT_FOUND");
 });
