@@ -88,6 +88,20 @@ test("from the packed package, with no Rust and no network: install, the one-lin
   assert.deepEqual(rest, [...SECRET_NAMES.map((name) => `npx wrangler secret put ${name}`), "npx wrangler deploy"]);
 });
 
+test("the worker examples type-check under strict against the installed package's types (worker.d.ts)", () => {
+  copyFileSync(path.join(app, EXAMPLE, "track.js"), path.join(app, "src", "track.js"));
+  const tsc = path.join(root, "node_modules", ".bin", "tsc");
+  const flags = ["--noEmit", "--strict", "--allowJs", "--checkJs", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--lib", "es2022,dom"];
+  const checked = spawnSync(tsc, [...flags, "src/index.js", "src/track.js"], { cwd: app, encoding: "utf8" });
+  assert.equal(checked.status, 0, checked.stdout + checked.stderr);
+  // It checks something: a wrong export name is an error.
+  writeFileSync(path.join(app, "src", "wrong.js"), 'export { Tracker } from "captaindata-poller/worker";\n');
+  const wrong = spawnSync(tsc, [...flags, "src/wrong.js"], { cwd: app, encoding: "utf8" });
+  rmSync(path.join(app, "src", "wrong.js"));
+  assert.notEqual(wrong.status, 0);
+  assert.match(wrong.stdout, /Tracker/);
+});
+
 test("the bundle wrangler wrote runs in workerd: a run tracked through it and its rows served", async () => {
   const dist = path.join(app, "dist");
   assert.ok(existsSync(path.join(dist, "index.js")), "the dry-run bundle (previous test)");

@@ -11,11 +11,7 @@ const ADMIN = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` };
 const DAY_MS = 86_400_000;
 
 /** What a run's Durable Object holds: its tables, rows and alarm. */
-async function stored(w, jobUid) {
-  const ns = await w.mf.getDurableObjectNamespace("RUNS");
-  const data = await ns.get(ns.idFromName(jobUid)).storedData();
-  return { tables: [...data.tables].sort(), rows: data.rows, alarm: data.alarm };
-}
+const stored = (w, jobUid) => w.runStorage(jobUid);
 
 /** The registry's runs (active and retired): every run it lists counts towards MAX_TRACKED_RUNS. */
 async function listed(w) {

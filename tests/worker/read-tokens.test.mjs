@@ -106,3 +106,19 @@ test("the README's backend helper (examples/worker/track.js) tracks a run and ha
   assert.equal(rows.length, 12);
   await assert.rejects(readAccess(w.origin, "not-the-admin-token", jobUid), /HTTP 401/);
 });
+
+test("a bad READ_TOKEN_TTL_SECONDS or RETENTION_DAYS is listed in /health; the defaults apply meanwhile", async () => {
+  const bad = await startWorker({ bindings: { POLL_INTERVAL_MS: "0", READ_TOKEN_TTL_SECONDS: "0", RETENTION_DAYS: "-1" }, sim: { webhook: null } });
+  try {
+    const health = await bad.call("/health", { headers: ADMIN });
+    assert.deepEqual(
+      health.body.problems.map((p) => [p.setting, p.stops_polling]),
+      [["RETENTION_DAYS", false], ["READ_TOKEN_TTL_SECONDS", false]],
+    );
+    const { jobUid } = bad.sim.createJob({ rows: 5, durationMs: 0, pageSize: 10 });
+    const tracked = await bad.call(`/v3/jobs/${jobUid}/track`, { method: "POST", headers: ADMIN });
+    assert.ok(Math.abs(Date.parse(tracked.body.read_token_expires_at) - (Date.now() + 86400_000)) < 10_000, "the default day");
+  } finally {
+    await bad.close();
+  }
+});

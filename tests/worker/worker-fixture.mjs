@@ -128,12 +128,23 @@ export async function startWorker({ bindings = {}, sim = {}, persist, deployed }
   return new WorkerHarness(mf, server, outbound, workerOrigin, hooks, options, logs);
 }
 
-/** `action()`, its failure named: Miniflare's own "fetch failed" says neither what nor why. */
+// Miniflare reaches workerd over keep-alive connections that workerd closes when idle for 5 s;
+// on a busy machine one can be closed just as it is reused. The request never arrived: sent again.
+const STALE_CONNECTION = /other side closed|ECONNRESET|socket hang up/;
+
+/**
+ * `action()` (a call through Miniflare's proxy), tried once more on a stale connection, its
+ * failure named: Miniflare's own "fetch failed" says neither what nor why.
+ */
 async function named(what, action) {
-  try {
-    return await action();
-  } catch (e) {
-    throw new Error(`${what}: ${e.message} (${e.cause?.code ?? e.cause?.message ?? "no cause"})`, { cause: e });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await action();
+    } catch (e) {
+      const why = `${e.cause?.code ?? ""} ${e.cause?.message ?? ""}`;
+      if (attempt === 1 && STALE_CONNECTION.test(why)) continue;
+      throw new Error(`${what}: ${e.message} (${why.trim() || "no cause"})`, { cause: e });
+    }
   }
 }
 
@@ -234,6 +245,15 @@ class WorkerHarness {
       const ns = await this.mf.getDurableObjectNamespace("REGISTRY");
       const stats = await ns.get(ns.idFromName("registry")).stats();
       return { active: stats.active, retired: stats.retired, kicksPerInvocation: [...stats.kicksPerInvocation] };
+    });
+  }
+
+  /** What a run's Durable Object holds: its tables (sorted), rows and alarm. */
+  runStorage(jobUid) {
+    return named("run storage", async () => {
+      const ns = await this.mf.getDurableObjectNamespace("RUNS");
+      const data = await ns.get(ns.idFromName(jobUid)).storedData();
+      return { tables: [...data.tables].sort(), rows: data.rows, alarm: data.alarm };
     });
   }
 

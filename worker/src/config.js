@@ -97,6 +97,14 @@ function baseUrl(env, problems) {
   return DEFAULTS.CAPTAINDATA_BASE_URL;
 }
 
+/** READ_TOKEN_TTL_SECONDS: 1 s to a year; another value is listed and the default used. */
+function tokenTtl(env, problems) {
+  const ttl = count(env, "READ_TOKEN_TTL_SECONDS", problems);
+  if (ttl >= 1 && ttl <= MAX_READ_TOKEN_TTL_SECONDS) return ttl;
+  problems.push({ setting: "READ_TOKEN_TTL_SECONDS", message: `The worker setting READ_TOKEN_TTL_SECONDS must be from 1 to ${MAX_READ_TOKEN_TTL_SECONDS} seconds (it is ${ttl})`, polling: false });
+  return DEFAULTS.READ_TOKEN_TTL_SECONDS;
+}
+
 /** Allowed CORS origins; an entry that is not an origin (`https://host[:port]`) is listed and left out. */
 function origins(env, problems) {
   const list = String(env.ALLOWED_ORIGINS ?? "")
@@ -166,7 +174,7 @@ export function settings(env) {
     retentionMs: retentionMs(env, problems),
     maxRowsPerRun: count(env, "MAX_ROWS_PER_RUN", problems) || Infinity,
     maxTrackedRuns: count(env, "MAX_TRACKED_RUNS", problems) || Infinity,
-    readTokenTtlSeconds: Math.min(Math.max(1, count(env, "READ_TOKEN_TTL_SECONDS", problems)), MAX_READ_TOKEN_TTL_SECONDS),
+    readTokenTtlSeconds: tokenTtl(env, problems),
     webhookMinGapMs: count(env, "WEBHOOK_MIN_GAP_MS", problems),
   };
   return { ...values, problems: [...secretProblems(env), ...problems] };
