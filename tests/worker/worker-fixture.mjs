@@ -133,7 +133,7 @@ export async function startWorker({ bindings = {}, sim = {}, persist, deployed }
 const STALE_CONNECTION = /other side closed|ECONNRESET|socket hang up/;
 
 /**
- * `action()` (a call through Miniflare's proxy), tried once more on a stale connection, its
+ * `action()` (a call through Miniflare's proxy), tried again (twice at most) on a stale connection, its
  * failure named: Miniflare's own "fetch failed" says neither what nor why.
  */
 async function named(what, action) {
@@ -142,7 +142,7 @@ async function named(what, action) {
       return await action();
     } catch (e) {
       const why = `${e.cause?.code ?? ""} ${e.cause?.message ?? ""}`;
-      if (attempt === 1 && STALE_CONNECTION.test(why)) continue;
+      if (attempt < 3 && STALE_CONNECTION.test(why)) continue; // the pool may hold more than one
       throw new Error(`${what}: ${e.message} (${why.trim() || "no cause"})`, { cause: e });
     }
   }
