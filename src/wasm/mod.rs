@@ -31,6 +31,9 @@ mod schedule;
 mod step;
 #[cfg(feature = "step-and-schedule")]
 mod stream_cursor;
+// Only in the whole module (the worker's): a page that only polls does not carry it.
+#[cfg(feature = "step-and-schedule")]
+mod v4_status;
 mod webhook;
 
 pub use poller::{JobPoller, Receiver};

@@ -10,6 +10,7 @@ import { registryOf } from "./registry.js";
 import { applyStep, nextStepIn } from "./step-outcome.js";
 import { acceptViewer, answerPings, dropViewers, publishCommit, viewerClosed, viewerEpoch, viewerMessage } from "./stream.js";
 import { isMissing, resultsBody, runBody } from "./v3-shapes.js";
+import { storeV4Callback, trackV4, v4Alarm } from "./v4-tracker.js";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS run (
@@ -56,6 +57,11 @@ export class RunTracker extends DurableObject {
     for (const [name, type] of Object.entries(ADDED_COLUMNS)) {
       if (!have.has(name)) this.sql.exec(`ALTER TABLE run ADD COLUMN ${name} ${type}`);
     }
+  }
+
+  /** A commit's rows, status and end to the stream's viewers (v3 steps and v4 callbacks alike). */
+  publish(before, now, rows) {
+    publishCommit(this.ctx, before, now, rows);
   }
 
   /** For operators (and tests): the stream's viewers, and since when this instance is awake (it hibernates while idle). */
@@ -204,6 +210,16 @@ export class RunTracker extends DurableObject {
     return "accepted";
   }
 
+  /** Tracks a Captain Data v4 run the worker launched (worker/src/v4-tracker.js). */
+  trackV4(runUid, info) {
+    return trackV4(this, runUid, info);
+  }
+
+  /** Stores one verified v4 callback's batch, once by its batch_uid. */
+  v4Callback(payload, seen) {
+    return storeV4Callback(this, payload, seen);
+  }
+
   /**
    * The run for a reader whose token names `epoch`: `{ run }` (the stored row), `{ missing }`
    * (not stored, or unknown to Captain Data) or `{ refused }` (its tokens were revoked).
@@ -246,6 +262,8 @@ export class RunTracker extends DurableObject {
     if (!run) return;
     const config = settings(this.env);
     if (run.done) return this.expire(run, config);
+    // A v4 run's safety net (its rows come by callbacks); v3 runs step below.
+    if (await v4Alarm(this, run, config)) return;
     const wrong = config.problems.filter((p) => p.polling);
     if (wrong.length > 0) return this.holdForConfig(run, wrong.map((p) => p.message).join("; "));
     const step = await this.poll(run, config);
@@ -255,7 +273,7 @@ export class RunTracker extends DurableObject {
     const now = this.load();
     if (!now) return; // deleted during the step: nothing was stored, nothing to plan
     if (!committed) return this.ctx.storage.setAlarm(Date.now());
-    publishCommit(this.ctx, run, now, step.results.slice(0, update.kept));
+    this.publish(run, now, step.results.slice(0, update.kept));
     if (update.done) return this.ctx.storage.setAlarm(now.finished_at + config.retentionMs);
     const delay = nextStepIn(update, step, config, Boolean(now.webhook));
     if (delay !== null) await this.ctx.storage.setAlarm(Date.now() + delay);
