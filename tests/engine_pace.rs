@@ -3,46 +3,21 @@
 //! nothing is sent and no retry is spent; the steady cadence is jittered.
 #![cfg(not(target_arch = "wasm32"))]
 
-use captaindata_poller::api::{Outcome, Page, RunInfo};
+mod common;
+
+use captaindata_poller::api::Outcome;
 use captaindata_poller::engine::{
-    Action, Config, Event, FetchRequest, Poller, RequestKind, RetryPolicy, SleepReason, Summary,
+    Action, Event, FetchRequest, Poller, RequestKind, SleepReason, Summary,
 };
-
-fn config() -> Config {
-    let mut config = Config::new("https://api.captaindata.co/v3", "job-1").unwrap();
-    config.interval_ms = 1_000;
-    config.retry = RetryPolicy {
-        retries: 3,
-        min_delay_ms: 100,
-        max_delay_ms: 5_000,
-    };
-    config
-}
-
-fn results(len: usize) -> Outcome {
-    Outcome::Results(Page {
-        len,
-        ..Page::default()
-    })
-}
+use common::{config, respond, results, run_info};
 
 fn running(rows: u64) -> Outcome {
-    Outcome::Run(RunInfo {
-        status: "running".into(),
-        row_count: Some(rows),
-        ..RunInfo::default()
-    })
+    Outcome::Run(run_info("running", rows))
 }
 
 /// Answers `req` at `now`: results bring one row more each time (`reads` counts them), the run
 /// is running with `counted_ahead` rows more than were read.
-fn respond(
-    poller: &mut Poller,
-    req: FetchRequest,
-    reads: &mut usize,
-    counted_ahead: u64,
-    now: u64,
-) {
+fn answer(poller: &mut Poller, req: FetchRequest, reads: &mut usize, counted_ahead: u64, now: u64) {
     let outcome = match req.kind {
         RequestKind::Results => {
             *reads += 1;
@@ -50,13 +25,7 @@ fn respond(
         }
         RequestKind::Run => running(*reads as u64 + counted_ahead),
     };
-    poller.handle(
-        Event::Response {
-            id: req.id,
-            outcome,
-        },
-        now,
-    );
+    respond(poller, &req, outcome, now);
 }
 
 /// Answers every request ([`respond`], the count never ahead) until the engine sleeps;
@@ -64,7 +33,7 @@ fn respond(
 fn until_sleep(poller: &mut Poller, now: u64, reads: &mut usize) -> (u32, SleepReason) {
     loop {
         match poller.next_action(now) {
-            Action::Fetch(req) => respond(poller, req, reads, 0, now),
+            Action::Fetch(req) => answer(poller, req, reads, 0, now),
             Action::Emit(_) => poller.handle(Event::BatchDone, now),
             Action::Status { .. } => {}
             Action::Sleep { ms, reason } => return (ms, reason),
@@ -80,19 +49,9 @@ fn drain(poller: &mut Poller, first: FetchRequest, now: u64) -> Summary {
         if let Some(req) = next.take() {
             let outcome = match req.kind {
                 RequestKind::Results => results(5),
-                RequestKind::Run => Outcome::Run(RunInfo {
-                    status: "finished".into(),
-                    row_count: Some(5),
-                    ..RunInfo::default()
-                }),
+                RequestKind::Run => Outcome::Run(run_info("finished", 5)),
             };
-            poller.handle(
-                Event::Response {
-                    id: req.id,
-                    outcome,
-                },
-                now,
-            );
+            respond(poller, &req, outcome, now);
         }
         match poller.next_action(now) {
             Action::Fetch(req) => next = Some(req),
@@ -162,13 +121,7 @@ fn offline_sends_nothing_spends_no_retry_and_polls_at_once_when_online() {
     // The network goes while the request is in flight; its failure spends no retry.
     poller.handle(Event::Online(false), 1_150);
     for t in [1_200, 1_300] {
-        poller.handle(
-            Event::Response {
-                id: req.id,
-                outcome: Outcome::Network,
-            },
-            t,
-        );
+        respond(&mut poller, &req, Outcome::Network, t);
     }
     let waiting = poller.next_action(1_200);
     assert!(
@@ -200,13 +153,7 @@ fn many_offline_failures_never_exhaust_the_retries() {
             panic!("online again: the read is sent");
         };
         poller.handle(Event::Online(false), 10 + t);
-        poller.handle(
-            Event::Response {
-                id: req.id,
-                outcome: Outcome::Network,
-            },
-            10 + t,
-        );
+        respond(&mut poller, &req, Outcome::Network, 10 + t);
         poller.handle(Event::Online(true), 10 + t);
     }
     // Twenty failed reads while offline, three retries allowed: still polling.
@@ -254,7 +201,7 @@ fn the_pause_after_a_tick_is_the_interval_however_long_its_reads_took() {
                     pauses.push(now - ended);
                 }
                 now += 150;
-                respond(&mut poller, req, &mut reads, 1, now);
+                answer(&mut poller, req, &mut reads, 1, now);
             }
             Action::Emit(_) => poller.handle(Event::BatchDone, now),
             Action::Status { .. } => {}

@@ -5,6 +5,8 @@
 //! seed, printed on a violation; `PROPERTY_SEED=<seed>` replays that one plan.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::time::{Duration, UNIX_EPOCH};
@@ -20,7 +22,7 @@ use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config as RunnerConfig, RngAlgorithm, TestRng, TestRunner};
 
-const BASE: &str = "https://api.captaindata.co/v3";
+use common::{parse_date, BASE};
 const JOB: &str = "run-7";
 /// Cron ticks in step mode.
 const TICK_MS: u64 = 60_000;
@@ -474,12 +476,6 @@ impl Server<'_> {
         }
         Some(count)
     }
-}
-
-/// ms since the Unix epoch of an HTTP date: what the glue gets from JS `Date.parse`.
-fn parse_date(value: &str) -> Option<u64> {
-    let at = httpdate::parse_http_date(value).ok()?;
-    u64::try_from(at.duration_since(UNIX_EPOCH).ok()?.as_millis()).ok()
 }
 
 /// A webhook payload of that kind, as Captain Data words it.

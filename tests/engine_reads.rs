@@ -5,8 +5,11 @@
 //! run's batches.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use captaindata_poller::api::{Outcome, Page, RunInfo};
 use captaindata_poller::engine::{Action, Config, Event, Poller, ReadMode, RequestKind};
+use common::{page_of, respond, BASE};
 
 const ROW_BYTES: u64 = 220;
 const PAGE_BYTES: u64 = 60;
@@ -154,7 +157,7 @@ fn engine_timed(run: Run, read_mode: ReadMode, timing: Timing) -> Cost {
 
 /// The engine started `from` ms after the run was created.
 fn engine_from(run: Run, read_mode: ReadMode, timing: Timing, from: u64) -> Tally {
-    let mut config = Config::new("https://api.captaindata.co/v3", "job-1").unwrap();
+    let mut config = Config::new(BASE, "job-1").unwrap();
     config.read_mode = read_mode;
     config.seed = timing.seed;
     let mut late = Lateness(timing.seed);
@@ -176,10 +179,7 @@ fn engine_from(run: Run, read_mode: ReadMode, timing: Timing, from: u64) -> Tall
                         })
                     }
                     RequestKind::Results => {
-                        let k = req
-                            .url
-                            .split_once("?page=")
-                            .map_or(0, |(_, n)| n.parse().unwrap());
+                        let k = page_of(&req.url);
                         let (first, end) = (k * run.page, ((k + 1) * run.page).min(available));
                         let len = end.saturating_sub(first);
                         bytes += len * ROW_BYTES + PAGE_BYTES;
@@ -194,13 +194,7 @@ fn engine_from(run: Run, read_mode: ReadMode, timing: Timing, from: u64) -> Tall
                     }
                 };
                 now += REQUEST_MS + late.draw(timing.request_ms);
-                poller.handle(
-                    Event::Response {
-                        id: req.id,
-                        outcome,
-                    },
-                    now,
-                );
+                respond(&mut poller, &req, outcome, now);
             }
             Action::Sleep { ms, .. } => {
                 now += u64::from(ms) + late.draw(timing.timer_ms);

@@ -3,15 +3,16 @@
 // Native only: `httpdate` and the file system are native dev-dependencies.
 #![cfg(not(target_arch = "wasm32"))]
 
+mod common;
+
 use captaindata_poller::api::{
     classify_webhook, retry_hint, Outcome, Page, RetryHint, RunInfo, Webhook, WebhookKind,
 };
 use captaindata_poller::engine::{
-    Action, Batch, Config, ErrorCode, Event, FetchRequest, PollError, Poller, ReadMode,
-    RequestKind, RetryPolicy, SleepReason, Summary, ABORTED_TEXT, QUIET_TICKS,
+    Action, Batch, Config, EndPolicy, ErrorCode, Event, FetchRequest, PollError, Poller, ReadMode,
+    RequestKind, SleepReason, Summary, ABORTED_TEXT, QUIET_TICKS,
 };
-
-const BASE: &str = "https://api.captaindata.co/v3";
+use common::{config, page_of, parse_date, respond, run_info, BASE};
 const RESULTS: &str = "https://api.captaindata.co/v3/jobs/job-1/results";
 const RUN: &str = "https://api.captaindata.co/v3/jobs/job-1";
 
@@ -33,22 +34,10 @@ fn page(rows: std::ops::Range<u64>, next: Option<&str>) -> Reply {
 }
 
 fn run(status: &str, rows: u64) -> Reply {
-    let info = RunInfo {
-        status: status.into(),
-        row_count: Some(rows),
-        ..RunInfo::default()
-    };
     Reply {
-        outcome: Outcome::Run(info),
+        outcome: Outcome::Run(run_info(status, rows)),
         rows: vec![],
     }
-}
-
-/// ms since the Unix epoch of an HTTP date: what the glue gets from JS `Date.parse`.
-fn parse_date(value: &str) -> Option<u64> {
-    let at = httpdate::parse_http_date(value).ok()?;
-    let ms = at.duration_since(std::time::UNIX_EPOCH).ok()?.as_millis();
-    u64::try_from(ms).ok()
 }
 
 fn http(status: u16, retry_after: Option<&str>, message: Option<&str>) -> Reply {
@@ -93,17 +82,6 @@ struct Log {
     yielded: bool,
     now: u64,
     first_offset: Option<u64>,
-}
-
-fn config() -> Config {
-    let mut config = Config::new(BASE, "job-1").expect("valid config");
-    config.interval_ms = 1_000;
-    config.retry = RetryPolicy {
-        retries: 3,
-        min_delay_ms: 100,
-        max_delay_ms: 5_000,
-    };
-    config
 }
 
 /// [`config`] reading the results on every tick (the status every few reads): the tests
@@ -200,12 +178,6 @@ fn drive_hooked(
         }
     }
     panic!("the poller never ended");
-}
-
-/// Answers the request `req` that `poller` sent, at time `now`.
-fn respond(poller: &mut Poller, req: &FetchRequest, outcome: Outcome, now: u64) {
-    let id = req.id;
-    poller.handle(Event::Response { id, outcome }, now);
 }
 
 fn code(log: &Log) -> Option<ErrorCode> {
@@ -1209,6 +1181,47 @@ fn a_full_tail_page_is_read_again_a_bounded_number_of_times() {
 }
 
 #[test]
+fn the_end_of_a_run_is_read_by_its_own_settings_not_the_retries() {
+    // A tail that stays full and behind its count: re-read as often as `ending.rereads` says,
+    // `ending.reread_delay_ms` apart, whatever the retry policy (3 retries, 100 ms).
+    let mut config = every_tick();
+    config.page_size = 3;
+    config.ending = Some(EndPolicy {
+        rereads: 1,
+        reread_delay_ms: 700,
+        ..EndPolicy::from(config.retry)
+    });
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let log = drive(&mut poller, 0, |req, _| match req.kind {
+        RequestKind::Run => run("finished", 5),
+        RequestKind::Results => page(0..3, None),
+    });
+    assert_eq!(log.complete.map(|s| s.total_results), Some(3));
+    // The first read, the status, the drain, one re-read.
+    assert_eq!(log.fetches.len(), 4);
+    assert_eq!(log.sleeps, vec![(700, SleepReason::Backoff)]);
+}
+
+#[test]
+fn the_reads_after_a_webhook_have_their_own_pause() {
+    let succeeded = hook("Job successfully finished.", None);
+    let mut config = config();
+    config.webhook_reads = 3;
+    config.webhook_delay_ms = Some(250);
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let log = drive_hooked(
+        &mut poller,
+        0,
+        vec![(1_500, succeeded)],
+        growing_run(4_500, "finished"),
+    );
+    assert_eq!(log.complete.map(|s| s.total_results), Some(200));
+    // Three fast reads 250 ms apart (not `retry.min_delay_ms`), then the interval again.
+    let fast: Vec<_> = log.sleeps.iter().filter(|s| s.0 < 1_000).collect();
+    assert_eq!(fast, vec![&(250, SleepReason::Interval); 3]);
+}
+
+#[test]
 fn a_count_seen_trailing_is_waited_for_at_the_end_instead_of_rereading_a_full_tail() {
     // Status first; 3 rows (a full page) from 2.5 s, the run over at 5 s, its count 4 s behind
     // the rows. A read finds the rows before the count: at the end the count still says 0,
@@ -1372,10 +1385,7 @@ fn bursty(
                 }
             }
             RequestKind::Results => {
-                let k = req
-                    .url
-                    .split_once("?page=")
-                    .map_or(0, |(_, n)| n.parse::<u64>().expect("a page number"));
+                let k = page_of(&req.url);
                 let first = k * size;
                 let end = ((k + 1) * size).min(available).max(first);
                 let next = (available > (k + 1) * size).then(|| format!("?page={}", k + 1));
@@ -1582,10 +1592,7 @@ fn rows_on_every_tick_are_read_results_first_then_status_first_once_quiet() {
         let available = now.min(10_000) / 100;
         match req.kind {
             RequestKind::Results => {
-                let k = req
-                    .url
-                    .split_once("?page=")
-                    .map_or(0, |(_, n)| n.parse().unwrap());
+                let k = page_of(&req.url);
                 let end = (20 * (k + 1)).min(available).max(20 * k);
                 let next = (available > 20 * (k + 1)).then(|| format!("?page={}", k + 1));
                 page(20 * k..end, next.as_deref())

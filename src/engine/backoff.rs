@@ -1,6 +1,6 @@
 //! Exponential backoff with full jitter, as a pure iterator of delays (backon style).
 
-use super::RetryPolicy;
+use super::config::RetryPolicy;
 
 /// SplitMix64: tiny, seedable, good enough for jitter (no `rand` crate in the wasm).
 #[derive(Clone, Debug)]
@@ -48,6 +48,11 @@ impl Backoff {
             attempt: 0,
             rng: SplitMix64::new(seed),
         }
+    }
+
+    /// Retries allowed in a row.
+    pub fn retries(&self) -> u32 {
+        self.policy.retries
     }
 
     /// Starts a new run of failures (after a success); the jitter sequence carries on.

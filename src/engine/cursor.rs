@@ -9,15 +9,15 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::ConfigError;
-use crate::api::decimal;
+use super::validation::{validate_path_segment, ConfigError};
 
 const PREFIX: &str = "cdp1.";
 
-/// The position a cursor restores.
+/// The position a cursor restores: decoded with owned text (`S = String`), encoded from the
+/// poller's own (`S = &str`, nothing copied).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(super) struct CursorState {
-    pub job_uid: String,
+pub(super) struct CursorState<S = String> {
+    pub job_uid: S,
     pub offset: u64,
     pub skip: usize,
     pub polls: u32,
@@ -26,36 +26,43 @@ pub(super) struct CursorState {
     /// `/results` 404s after the run's end (so cron rounds spend the retries once, not each).
     pub missing: u32,
     /// `(succeeded, status)` when the run's end was seen but the final read did not finish.
-    pub terminal: Option<(bool, String)>,
+    pub terminal: Option<(bool, S)>,
     /// Path + query of the page being read, relative to the base's origin.
-    pub page: Option<String>,
+    pub page: Option<S>,
 }
 
-impl CursorState {
+impl<S: AsRef<str>> CursorState<S> {
     pub fn encode(&self) -> String {
-        let mut text = self.job_uid.clone();
+        let mut text = String::from(self.job_uid.as_ref());
+        let mut digits = itoa::Buffer::new();
         for n in [self.offset, self.skip as u64, self.polls.into()] {
             text.push('|');
-            text.push_str(&decimal(n));
+            text.push_str(digits.format(n));
         }
         text.push('|');
         if let Some((succeeded, status)) = &self.terminal {
             text.push_str(if *succeeded { "s:" } else { "f:" });
-            text.push_str(&percent_encode(status));
+            percent_encode(&mut text, status.as_ref());
         }
         text.push('|');
-        text.push_str(&self.page.as_deref().map(percent_encode).unwrap_or_default());
+        if let Some(page) = &self.page {
+            percent_encode(&mut text, page.as_ref());
+        }
         if self.quiet > 0 || self.missing > 0 {
             text.push('|');
-            text.push_str(&decimal(self.quiet.into()));
+            text.push_str(digits.format(u64::from(self.quiet)));
         }
         if self.missing > 0 {
             text.push('|');
-            text.push_str(&decimal(self.missing.into()));
+            text.push_str(digits.format(u64::from(self.missing)));
         }
-        [PREFIX, &base64url_encode(text.as_bytes())].concat()
+        let mut cursor = String::from(PREFIX);
+        base64url_encode(&mut cursor, text.as_bytes());
+        cursor
     }
+}
 
+impl CursorState {
     /// Parses a cursor and checks it belongs to `job_uid`.
     pub fn decode(cursor: &str, job_uid: &str) -> Result<CursorState, ConfigError> {
         let state = parse(cursor).ok_or_else(|| ConfigError {
@@ -79,7 +86,7 @@ fn parse(cursor: &str) -> Option<CursorState> {
     let mut fields = text.split('|');
     let mut next = || fields.next();
     let job_uid: String = next()?.into();
-    super::validate_path_segment("cursor", &job_uid).ok()?;
+    validate_path_segment("cursor", &job_uid).ok()?;
     let offset = next()?.parse::<u64>().ok()?;
     let skip = usize::try_from(next()?.parse::<u64>().ok()?).ok()?;
     let polls = u32::try_from(next()?.parse::<u64>().ok()?).ok()?;
@@ -115,9 +122,8 @@ fn parse(cursor: &str) -> Option<CursorState> {
     })
 }
 
-/// Escapes `%`, `|` and anything outside printable ASCII.
-fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+/// Appends `text` to `out`, escaping `%`, `|` and anything outside printable ASCII.
+fn percent_encode(out: &mut String, text: &str) {
     for b in text.bytes() {
         if b.is_ascii_graphic() && b != b'%' && b != b'|' {
             out.push(char::from(b));
@@ -127,7 +133,6 @@ fn percent_encode(text: &str) -> String {
             out.push(char::from(HEX[usize::from(b & 15)]));
         }
     }
-    out
 }
 
 fn percent_decode(text: &str) -> Option<String> {
@@ -154,8 +159,8 @@ fn hex_value(b: u8) -> Option<u8> {
         .and_then(|d| u8::try_from(d).ok())
 }
 
-fn base64url_encode(data: &[u8]) -> String {
-    let mut out = String::with_capacity(data.len() * 4 / 3 + 3);
+/// Appends `data` to `out` in base64url without padding.
+fn base64url_encode(out: &mut String, data: &[u8]) {
     for chunk in data.chunks(3) {
         let n = chunk
             .iter()
@@ -165,7 +170,6 @@ fn base64url_encode(data: &[u8]) -> String {
             out.push(char::from(B64[(n >> (18 - 6 * i) & 63) as usize]));
         }
     }
-    out
 }
 
 fn base64url_decode(text: &str) -> Option<Vec<u8>> {
@@ -189,6 +193,12 @@ fn base64url_decode(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn encoded(data: &[u8]) -> String {
+        let mut out = String::new();
+        base64url_encode(&mut out, data);
+        out
+    }
 
     fn sample() -> CursorState {
         CursorState {
@@ -231,11 +241,11 @@ mod tests {
         let data: Vec<u8> = (0..=255).collect();
         for n in 0..10 {
             assert_eq!(
-                base64url_decode(&base64url_encode(&data[..n])).as_deref(),
+                base64url_decode(&encoded(&data[..n])).as_deref(),
                 Some(&data[..n])
             );
         }
-        assert_eq!(base64url_encode(b"hello?>"), "aGVsbG8_Pg");
+        assert_eq!(encoded(b"hello?>"), "aGVsbG8_Pg");
     }
 
     #[test]
@@ -262,7 +272,7 @@ mod tests {
                 "Expected `cursor` to be a string from poller.cursor"
             );
         }
-        let tampered = format!("cdp1.{}", base64url_encode(b"j|1|x|0||"));
+        let tampered = format!("cdp1.{}", encoded(b"j|1|x|0||"));
         assert!(CursorState::decode(&tampered, "j").is_err());
     }
 }

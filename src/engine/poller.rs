@@ -1,35 +1,56 @@
-//! The poll state machine behind [`Poller`]: position, cadence, retries, budgets, endings.
+//! [`Poller`]: the coordinator. It owns no rule of its own: it routes each event to the parts
+//! that own the state it changes, and turns their answers into the next [`Action`].
+//!
+//! | part | owns | file |
+//! | --- | --- | --- |
+//! | [`Position`] | the page being read, rows consumed and delivered, repeats, `paging.next` | `position.rs` |
+//! | [`Cadence`] | the pause between polls, what a tick reads first, hidden and offline | `cadence.rs` |
+//! | [`Lag`] | a count that trails the rows: the pace of batches, blind reads | `lag.rs` |
+//! | [`Ending`] | when a run is over: the drain, re-reads of the tail, JOB_FAILED | `ending.rs` |
+//! | [`Hints`] | webhooks: the fast reads they start | `hints.rs` |
+//! | [`Retries`] | what a 429 (or any transient failure) does: backoff, hints, giving up | `retries.rs` |
+//! | [`Budget`] | the deadline and the request budget | `budget.rs` |
+//! | [`LastRun`] | the run as last read, for `onStatus` and the pause length | `run.rs` |
+//!
+//! The coordinator's own fields say what it waits for (a response, a timer, a batch), what
+//! comes next, and what is queued for the glue.
 
 use alloc::string::String;
-use alloc::vec::Vec;
 
-use alloc::collections::VecDeque;
-
+mod budget;
+mod cadence;
 mod ending;
 mod hints;
 mod lag;
-mod next_page;
-mod pace;
+mod position;
+mod retries;
+mod run;
 
-use super::backoff::{Backoff, SplitMix64};
-use super::config::not_found_text;
+use super::config::{Config, ReadMode};
 use super::cursor::CursorState;
-use super::origin::origin_prefix;
-use super::{
-    Action, Batch, Config, ConfigError, ErrorCode, Event, FetchRequest, PollError, Poller,
-    ReadMode, RequestId, RequestKind, SleepReason, ABORTED_TEXT, QUIET_TICKS,
+use super::protocol::{
+    Action, Event, FetchRequest, PollError, RequestId, RequestKind, SleepReason, Summary,
+    ABORTED_TEXT,
 };
+use super::url::{not_found_text, origin_prefix};
+use super::validation::ConfigError;
 use crate::api::{
     classify_http, classify_status, decimal, http_error_text, is_all_inputs_failed, Disposition,
-    Outcome, Page, RetryHint, RunClass, RunInfo, WebhookKind, NO_RESPONSE_TEXT,
+    ErrorCode, Outcome, Page, RetryHint, RunClass, RunInfo, Webhook, NO_RESPONSE_TEXT,
 };
-use pace::JITTER_STREAM;
+use budget::Budget;
+use cadence::{Cadence, Pause};
+use ending::{Drain, Ending, Tail};
+use hints::Hints;
+use lag::{Lag, Read};
+use position::{Follow, Position};
+use retries::{Retries, Retry};
+use run::LastRun;
+
+pub use cadence::QUIET_TICKS;
 
 /// Why a poller whose `fetch` threw ended at once.
 const NOT_SENT_TEXT: &str = "fetch threw instead of sending (a programming error: not retried)";
-
-/// `setTimeout` takes at most 2^31−1 ms; more wraps to an immediate (busy) timer.
-const MAX_TIMER_MS: u64 = 2_147_483_647;
 
 /// What the engine is waiting for before it decides again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +77,19 @@ enum Next {
     Fail(PollError),
 }
 
+impl From<Pause> for Next {
+    fn from(pause: Pause) -> Next {
+        match pause {
+            Pause::Sleep { ms, then } => Next::Sleep {
+                ms,
+                reason: SleepReason::Interval,
+                then,
+            },
+            Pause::Yield => Next::Yield,
+        }
+    }
+}
+
 /// What ended the polling from outside the API, before anything else is done.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Halt {
@@ -67,275 +101,185 @@ enum Halt {
     BatchFailed,
 }
 
-/// Why polling is winding down: the API's own status said the run is over (never a
-/// webhook alone), and the final drain of the results decides the rest.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Ending {
-    Succeeded(String),
-    Failed {
-        status: String,
-        message: Option<String>,
-    },
+/// The counters of the cursor before a batch. The rest of it (page, end, 404s) cannot change
+/// until the batch is confirmed: no request is answered before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Before {
+    offset: u64,
+    skip: usize,
+    polls: u32,
+    quiet: u32,
 }
 
-/// Everything that changes while polling.
+/// The poll state machine. See the module docs of [`crate::engine`] for the driving loop.
 #[derive(Debug)]
-pub(super) struct State {
-    /// Page being read (path + query relative to the origin); `None` = first page.
-    page: Option<String>,
-    /// `paging.next` of `page`, being fetched; becomes `page` once it answers.
-    pending_next: Option<String>,
-    /// Rows of `page` already consumed (delivered or dropped as repeats).
-    skip: usize,
-    /// Rows delivered in total (across resumes).
-    offset: u64,
-    /// Results polls done (across resumes), for `status_every`.
-    polls: u32,
-    prev_keys: Vec<String>,
-    cur_keys: Vec<String>,
-    /// Rows the current poll has delivered so far.
-    poll_rows: u64,
-    /// Rows the previous poll delivered: growth slowing down hints that the run is ending.
-    prev_poll_rows: u64,
-    /// Status-guided: ticks in a row whose status said nothing new since the last results read.
-    quiet: u32,
-    /// `/results` 404s after the run's end, over every round (see `no_results_ever`).
-    missing: u32,
-    /// Results polls in a row that brought rows: from 2 on, rows come on every tick and a
-    /// status-guided poller reads the results first.
-    growing: u32,
-    /// The results were read since the last interval sleep (one results read per tick).
-    tick_read: bool,
-    /// This tick's results read was made although the count said nothing new (`lag.rs`).
-    blind_read: bool,
-    /// When this tick's status was read.
-    tick_ms: u64,
-    /// When the previous tick's status was read.
-    prev_tick_ms: u64,
-    /// When the last results read that brought rows was made (its tick).
-    batch_ms: Option<u64>,
-    /// The pace of those reads: their gaps, recent ones weighing more (0: not known yet).
-    period_ms: u64,
-    /// When a results read last found nothing new.
-    absent_ms: u64,
-    /// Results reads in a row that found nothing, since the last batch.
-    misses: u32,
-    /// Gaps between batches the pace was learned from.
-    gaps: u32,
-    /// The last batch came after this (the read before it that found nothing, or an
-    /// interval before the read that found it).
-    batch_after_ms: u64,
-    /// A read brought more rows than the count said: reads do not wait for it (`lag.rs`).
-    count_behind: bool,
-    /// Reads before a batch is due (probes) left before the count is seen behind.
-    probes_left: u32,
-    status_seen: bool,
-    last_run: Option<RunInfo>,
-    ending: Option<Ending>,
-    /// Re-reads of the tail left before completing (a lagging count or a full tail page).
-    rechecks_left: u32,
-    /// At the end, status reads left to wait for a count that trails the rows (`ending.rs`).
-    count_waits_left: u32,
-    /// The status is being read again at the end because the count trailed the rows.
-    awaiting_count: bool,
-    /// When this poller first saw the run `paused` (cleared when it is not).
-    paused_since: Option<u64>,
-    /// Fast status reads left after a Succeeded/Failed webhook (see `Config::webhook_reads`).
-    hint_reads: u32,
-    /// The webhook kind last acted on: a duplicate changes nothing.
-    hinted: Option<WebhookKind>,
-    /// A failed webhook's `error`, for the JOB_FAILED message when the run gives none.
-    hint_error: Option<String>,
-    /// When the timer of the current `Sleep` is due, and why it was armed (to re-arm what is
-    /// left of it after the glue cancelled it for a webhook).
-    sleep_until: u64,
-    sleep_reason: SleepReason,
-    /// The page is hidden ([`Event::Hidden`]): the steady cadence slows down.
-    hidden: bool,
-    /// The runtime is offline ([`Event::Online`]): nothing is sent, no retry is spent.
-    offline: bool,
-    /// Jitter of the steady cadence.
-    jitter: SplitMix64,
-    /// The number of the first page, learned from its `paging.next` ("1" → 0, "2" → 1).
-    page_base: Option<u64>,
-    /// Largest length of a page that had a next page: the API's page size.
-    paged_len: usize,
-    /// Largest length of any page read.
-    largest_len: usize,
-    /// Length of the last page read: a full tail is read again at the end.
-    last_len: usize,
+pub struct Poller {
+    config: Config,
+    position: Position,
+    cadence: Cadence,
+    lag: Lag,
+    ending: Ending,
+    hints: Hints,
+    retries: Retries,
+    budget: Budget,
+    last_run: LastRun,
     next: Next,
     wait: Wait,
-    outbox: VecDeque<Action>,
-    /// The position before the batch being delivered: the cursor until its delivery is
-    /// confirmed ([`Event::BatchDone`]), and for good if it never is.
-    unconfirmed: Option<CursorState>,
+    /// An action for the glue before anything else: a status report or a batch. One at most:
+    /// each answer queues one, and no request is sent (so none answered) before it is taken.
+    outbox: Option<Action>,
+    /// Where the cursor stood before the batch being delivered: the cursor until its delivery
+    /// is confirmed ([`Event::BatchDone`]), and for good if it never is.
+    unconfirmed: Option<Before>,
     halt: Option<Halt>,
     done: bool,
     next_id: RequestId,
-    requests: u32,
-    retries: u32,
-    backoff: Backoff,
-    started_ms: u64,
-    deadline_ms: Option<u64>,
+    /// When the timer of the current `Sleep` is due, and why it was armed (to re-arm what is
+    /// left of it after the glue cancelled it for an outside event).
+    sleep_until: u64,
+    sleep_reason: SleepReason,
 }
 
-impl State {
-    pub fn new(config: &Config, cursor: Option<&str>, now_ms: u64) -> Result<State, ConfigError> {
+impl Poller {
+    /// A poller at the start of the run, or where `cursor` (from [`Poller::cursor`]) left off.
+    /// A malformed cursor, or one for another job, is a [`ConfigError`] on option `cursor`.
+    pub fn new(config: Config, cursor: Option<&str>, now_ms: u64) -> Result<Poller, ConfigError> {
         let saved = match cursor {
             Some(c) => CursorState::decode(c, config.job_uid())?,
             None => CursorState::default(),
         };
-        let ending = saved.terminal.map(|(succeeded, status)| match succeeded {
-            true => Ending::Succeeded(status),
-            false => Ending::Failed {
-                status,
-                message: None,
-            },
-        });
-        let status_first = config.read_mode == ReadMode::StatusGuided && ending.is_none();
+        let ending = Ending::new(config.end_policy(), saved.terminal, saved.missing);
+        let status_first = config.read_mode == ReadMode::StatusGuided && !ending.over();
         let first = match status_first {
             true => RequestKind::Run,
             false => RequestKind::Results,
         };
-        Ok(State {
-            page: saved.page,
-            pending_next: None,
-            skip: saved.skip,
-            offset: saved.offset,
-            polls: saved.polls,
-            prev_keys: Vec::new(),
-            cur_keys: Vec::new(),
-            poll_rows: 0,
-            prev_poll_rows: 0,
-            quiet: saved.quiet,
-            missing: saved.missing,
-            growing: 0,
-            tick_read: false,
-            blind_read: false,
-            tick_ms: now_ms,
-            prev_tick_ms: now_ms,
-            batch_ms: None,
-            period_ms: 0,
-            absent_ms: 0,
-            misses: 0,
-            gaps: 0,
-            batch_after_ms: 0,
-            count_behind: false,
-            probes_left: lag::PROBES,
-            status_seen: false,
-            last_run: None,
-            // A cursor saved during the end's drain: the tail may still lag, so a full one is
-            // read once more (once: cron rounds on such a cursor must not re-read for ever).
-            rechecks_left: match ending {
-                Some(_) => config.retry.retries.min(1),
-                None => 0,
-            },
+        Ok(Poller {
+            position: Position::resumed(saved.page, saved.skip, saved.offset),
+            cadence: Cadence::new(config.seed, saved.polls, saved.quiet),
+            lag: Lag::new(now_ms),
             ending,
-            count_waits_left: config.retry.retries,
-            awaiting_count: false,
-            paused_since: None,
-            hint_reads: 0,
-            hinted: None,
-            hint_error: None,
-            sleep_until: now_ms,
-            sleep_reason: SleepReason::Interval,
-            hidden: false,
-            offline: false,
-            // Another stream than the backoff's, from the same seed.
-            jitter: SplitMix64::new(config.seed ^ JITTER_STREAM),
-            page_base: None,
-            paged_len: 0,
-            largest_len: 0,
-            last_len: 0,
+            hints: Hints::default(),
+            retries: Retries::new(config.retry, config.seed),
+            budget: Budget::new(&config, now_ms),
+            last_run: LastRun::default(),
             next: Next::Fetch(first),
             wait: Wait::Nothing,
-            outbox: VecDeque::new(),
+            outbox: None,
             unconfirmed: None,
             halt: None,
             done: false,
             next_id: 1,
-            requests: 0,
-            retries: 0,
-            backoff: Backoff::new(config.retry, config.seed),
-            started_ms: now_ms,
-            deadline_ms: config.max_duration_ms.map(|d| now_ms.saturating_add(d)),
+            sleep_until: now_ms,
+            sleep_reason: SleepReason::Interval,
+            config,
         })
     }
 
-    pub fn requests(&self) -> u32 {
-        self.requests
+    /// Opaque, JSON-safe resume token: the position after the last row whose delivery was
+    /// confirmed ([`Event::BatchDone`]). No secrets.
+    pub fn cursor(&self) -> String {
+        let mut cursor = self.live_cursor();
+        if let Some(before) = self.unconfirmed {
+            cursor.offset = before.offset;
+            cursor.skip = before.skip;
+            cursor.polls = before.polls;
+            cursor.quiet = before.quiet;
+        }
+        cursor.encode()
     }
 
+    /// The resume token after the batch being delivered ([`Action::Emit`]), for a receiver
+    /// that hands it on with the rows; [`Poller::cursor`] once no batch is pending.
+    pub fn cursor_after_batch(&self) -> String {
+        self.live_cursor().encode()
+    }
+
+    /// Rows delivered so far, including those before the cursor it started from: the
+    /// position of the next row.
+    pub fn delivered(&self) -> u64 {
+        match &self.unconfirmed {
+            Some(before) => before.offset,
+            None => self.position.offset(),
+        }
+    }
+
+    /// Requests sent so far.
+    pub fn requests(&self) -> u32 {
+        self.budget.requests()
+    }
+
+    /// True once Complete or Fail was returned.
     pub fn is_terminal(&self) -> bool {
         self.done
     }
-}
 
-impl Poller {
-    pub(super) fn on_event(&mut self, event: Event, now_ms: u64) {
-        let s = &mut self.state;
-        if s.done || s.wait == Wait::Over {
+    /// The config in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Feed an event.
+    pub fn handle(&mut self, event: Event, now_ms: u64) {
+        if self.done || self.wait == Wait::Over {
             return;
         }
         match event {
-            Event::Stop => _ = s.halt.get_or_insert(Halt::Stop),
-            Event::Abort => _ = s.halt.get_or_insert(Halt::Abort),
-            Event::BatchFailed if s.wait == Wait::Batch => {
-                _ = s.halt.get_or_insert(Halt::BatchFailed);
+            Event::Stop => _ = self.halt.get_or_insert(Halt::Stop),
+            Event::Abort => _ = self.halt.get_or_insert(Halt::Abort),
+            Event::BatchFailed if self.wait == Wait::Batch => {
+                _ = self.halt.get_or_insert(Halt::BatchFailed);
             }
             Event::Response { id, outcome } => {
-                if s.halt.is_some()
-                    || s.wait != Wait::Request(id, RequestKind::Results)
-                        && s.wait != Wait::Request(id, RequestKind::Run)
-                {
-                    return;
-                }
-                let Wait::Request(_, kind) = s.wait else {
+                let Wait::Request(awaited, kind) = self.wait else {
                     return;
                 };
-                s.wait = Wait::Nothing;
+                if self.halt.is_some() || awaited != id {
+                    return;
+                }
+                self.wait = Wait::Nothing;
                 self.on_outcome(kind, outcome, now_ms);
             }
-            Event::TimerFired if s.wait == Wait::Timer => s.wait = Wait::Nothing,
-            Event::BatchDone if s.wait == Wait::Batch && s.halt.is_none() => {
-                s.wait = Wait::Nothing;
-                s.unconfirmed = None;
+            Event::TimerFired if self.wait == Wait::Timer => self.wait = Wait::Nothing,
+            Event::BatchDone if self.wait == Wait::Batch && self.halt.is_none() => {
+                self.wait = Wait::Nothing;
+                self.unconfirmed = None;
             }
             Event::Webhook(hook) => self.on_webhook(hook, now_ms),
-            Event::Hidden(hidden) => self.on_hidden(hidden, now_ms),
-            Event::Online(online) => self.on_online(online, now_ms),
+            Event::Hidden(hidden) => {
+                let poll_now = self.cadence.set_hidden(hidden);
+                self.sleep_cancelled(poll_now, now_ms);
+            }
+            Event::Online(online) => {
+                let poll_now = self.cadence.set_online(online);
+                self.sleep_cancelled(poll_now, now_ms);
+            }
             Event::TimerFired | Event::BatchDone | Event::BatchFailed => {}
         }
     }
 
-    pub(super) fn decide(&mut self, now_ms: u64) -> Action {
-        let s = &mut self.state;
-        if s.done || s.wait == Wait::Over {
+    /// What to do next.
+    pub fn next_action(&mut self, now_ms: u64) -> Action {
+        if self.done || self.wait == Wait::Over {
             return Action::Idle;
         }
-        if let Some(halt) = s.halt {
+        if let Some(halt) = self.halt {
             return self.halted(halt, now_ms);
         }
-        if let Some(action) = s.outbox.pop_front() {
-            if s.outbox.is_empty() {
-                // Its buffer (room for a few actions) would otherwise stay allocated for the
-                // whole life of the poller, most of it asleep: give it back (fleet memory).
-                s.outbox = VecDeque::new();
-            }
+        if let Some(action) = self.outbox.take() {
             if matches!(action, Action::Emit(_)) {
-                s.wait = Wait::Batch;
+                self.wait = Wait::Batch;
             }
             return action;
         }
-        if s.wait != Wait::Nothing {
+        if self.wait != Wait::Nothing {
             return Action::Idle;
         }
-        match s.next.clone() {
+        match self.next.clone() {
             Next::Fetch(kind) => self.fetch(kind, now_ms),
             Next::Sleep { ms, reason, then } => self.sleep(ms, reason, then, now_ms),
             Next::Yield => {
-                s.wait = Wait::Over;
+                self.wait = Wait::Over;
                 Action::Yield
             }
             Next::Finish => self.finish(now_ms),
@@ -343,78 +287,44 @@ impl Poller {
         }
     }
 
-    /// The position after the last confirmed batch.
-    pub(super) fn cursor_state(&self) -> CursorState {
-        match &self.state.unconfirmed {
-            Some(before) => before.clone(),
-            None => self.live_cursor(),
-        }
-    }
-
     /// The position after the rows handed out so far.
-    pub(super) fn live_cursor(&self) -> CursorState {
-        let s = &self.state;
-        let terminal = s.ending.as_ref().map(|ending| match ending {
-            Ending::Succeeded(status) => (true, status.clone()),
-            Ending::Failed { status, .. } => (false, status.clone()),
-        });
+    fn live_cursor(&self) -> CursorState<&str> {
         CursorState {
-            job_uid: self.config.job_uid().into(),
-            offset: s.offset,
-            skip: s.skip,
-            polls: s.polls,
-            quiet: s.quiet,
-            missing: s.missing,
-            terminal,
-            page: s.page.clone(),
+            job_uid: self.config.job_uid(),
+            offset: self.position.offset(),
+            skip: self.position.skip(),
+            polls: self.cadence.polls(),
+            quiet: self.cadence.quiet(),
+            missing: self.ending.missing(),
+            terminal: self.ending.saved(),
+            page: self.position.page().map(String::as_str),
         }
     }
 
     fn fetch(&mut self, kind: RequestKind, now_ms: u64) -> Action {
-        if let Some(action) = self.timed_out(now_ms).or_else(|| self.requests_spent()) {
-            return action;
+        let spent = self.budget.timed_out(&self.config, now_ms);
+        if let Some((code, message)) = spent.or_else(|| self.budget.requests_spent(&self.config)) {
+            return self.budget_spent(code, message);
         }
-        if self.state.offline {
+        if self.cadence.offline() {
             return self.wait_for_event(now_ms);
         }
-        let s = &mut self.state;
-        let id = s.next_id;
-        s.next_id = s.next_id.wrapping_add(1);
-        s.requests = s.requests.saturating_add(1);
-        s.wait = Wait::Request(id, kind);
-        let left = s.deadline_ms.map_or(u64::MAX, |d| d - now_ms);
-        let timeout_ms = u64::from(self.config.timeout_ms).min(left).max(1);
+        let id = self.next_id;
+        self.next_id = self.next_id.wrapping_add(1);
+        self.wait = Wait::Request(id, kind);
+        let timeout_ms = self.budget.send(self.config.timeout_ms, now_ms);
         Action::Fetch(FetchRequest {
             id,
             kind,
             url: self.url(kind),
-            timeout_ms: u32::try_from(timeout_ms).unwrap_or(u32::MAX),
+            timeout_ms,
         })
     }
 
-    /// The deadline ends the poll (or, in cron mode, the step).
-    fn timed_out(&mut self, now_ms: u64) -> Option<Action> {
-        if !self.state.deadline_ms.is_some_and(|d| now_ms >= d) {
-            return None;
-        }
-        let max = self.config.max_duration_ms.unwrap_or_default();
-        let message = ["gave up after maxDurationMs (", &decimal(max), " ms)"].concat();
-        Some(self.budget_spent(ErrorCode::Timeout, message))
-    }
-
-    /// The request budget ends the poll (or, in cron mode, the step).
-    fn requests_spent(&mut self) -> Option<Action> {
-        let max = self
-            .config
-            .max_requests
-            .filter(|&max| self.state.requests >= max)?;
-        let message = ["sent maxRequests (", &decimal(max.into()), ") requests"].concat();
-        Some(self.budget_spent(ErrorCode::BudgetExhausted, message))
-    }
-
+    /// A budget ends the poll (or, in cron mode, the step).
     fn budget_spent(&mut self, code: ErrorCode, message: String) -> Action {
         if self.config.step_mode {
-            self.state.wait = Wait::Over;
+            self.wait = Wait::Over;
             return Action::Yield;
         }
         let error = self.error(code, message, None);
@@ -422,31 +332,41 @@ impl Poller {
     }
 
     fn sleep(&mut self, ms: u64, reason: SleepReason, then: RequestKind, now_ms: u64) -> Action {
-        if let Some(action) = self.timed_out(now_ms) {
-            return action;
+        if let Some((code, message)) = self.budget.timed_out(&self.config, now_ms) {
+            return self.budget_spent(code, message);
         }
-        let Some(ms) = self.paced(ms, reason) else {
+        let Some(mut ms) = self.cadence.pause(&self.config, ms, reason) else {
             return self.wait_for_event(now_ms); // hidden, with hidden polling paused
         };
-        let s = &mut self.state;
-        // Not `Ord::clamp`: its `min <= max` assertion carries a formatted panic message.
-        #[allow(clippy::manual_clamp)]
-        let mut ms = ms.max(1).min(MAX_TIMER_MS);
-        if let Some(deadline) = s.deadline_ms {
-            let left = deadline - now_ms;
+        if let Some(left) = self.budget.left(now_ms) {
             if self.config.step_mode && ms > left {
-                s.wait = Wait::Over;
+                self.wait = Wait::Over;
                 return Action::Yield;
             }
             ms = ms.min(left);
         }
-        if reason == SleepReason::Interval {
-            s.tick_read = false;
+        self.cadence.slept(reason);
+        self.next = Next::Fetch(then);
+        self.arm(ms, reason, now_ms)
+    }
+
+    /// Nothing to send until an event (visible again, back online): sleep until the deadline,
+    /// which still ends the poll, or wait with no timer when there is none.
+    fn wait_for_event(&mut self, now_ms: u64) -> Action {
+        match self.budget.deadline() {
+            // The timer only brings the deadline; what was due is done once it fires.
+            Some(deadline) => {
+                let ms = deadline.saturating_sub(now_ms).max(1);
+                self.arm(ms, SleepReason::Interval, now_ms)
+            }
+            None => Action::Idle,
         }
-        s.next = Next::Fetch(then);
-        s.wait = Wait::Timer;
-        s.sleep_until = now_ms + ms;
-        s.sleep_reason = reason;
+    }
+
+    fn arm(&mut self, ms: u64, reason: SleepReason, now_ms: u64) -> Action {
+        self.wait = Wait::Timer;
+        self.sleep_until = now_ms + ms;
+        self.sleep_reason = reason;
         Action::Sleep {
             ms: u32::try_from(ms).unwrap_or(u32::MAX),
             reason,
@@ -456,28 +376,46 @@ impl Poller {
     /// The glue cancels the pending sleep before handing in an outside event (a webhook, the
     /// page hidden or shown, the network gone or back): poll at once (`now`: a steady sleep is
     /// over), or ask again for what is left of the sleep (re-paced by [`Poller::sleep`]).
-    pub(super) fn sleep_cancelled(&mut self, now: bool, now_ms: u64) {
-        let s = &mut self.state;
-        let cancelled = s.wait == Wait::Timer;
+    fn sleep_cancelled(&mut self, now: bool, now_ms: u64) {
+        let cancelled = self.wait == Wait::Timer;
         if cancelled {
-            s.wait = Wait::Nothing;
+            self.wait = Wait::Nothing;
         }
-        match s.next {
+        match self.next {
             Next::Sleep {
                 reason: SleepReason::Interval,
                 then,
                 ..
             } if now => {
-                s.next = Next::Fetch(then);
+                self.next = Next::Fetch(then);
             }
             Next::Fetch(then) if cancelled && !now => {
-                s.next = Next::Sleep {
-                    ms: s.sleep_until.saturating_sub(now_ms),
-                    reason: s.sleep_reason,
+                self.next = Next::Sleep {
+                    ms: self.sleep_until.saturating_sub(now_ms),
+                    reason: self.sleep_reason,
                     then,
                 };
             }
             _ => {}
+        }
+    }
+
+    /// A webhook is a hint to read now; only the API's status ends the run (see
+    /// [`Event::Webhook`]).
+    fn on_webhook(&mut self, hook: Webhook, now_ms: u64) {
+        let acted = self.hints.received(&self.config, hook, self.ending.over());
+        // The glue cancels a pending timer on every webhook: re-arm what is left of it.
+        self.sleep_cancelled(false, now_ms);
+        // Cut an interval short (a backoff is not: the server asked for it).
+        if let (
+            true,
+            Next::Sleep {
+                reason: SleepReason::Interval,
+                ..
+            },
+        ) = (acted, &self.next)
+        {
+            self.next = Next::Fetch(RequestKind::Run);
         }
     }
 
@@ -487,7 +425,7 @@ impl Poller {
             Halt::Abort => Action::Fail(self.error(ErrorCode::Aborted, ABORTED_TEXT.into(), None)),
             Halt::BatchFailed => {
                 let from = self.delivered();
-                let to = self.state.offset;
+                let to = self.position.offset();
                 let rows = [&decimal(from), "..", &decimal(to)].concat();
                 let text = [
                     "onBatch (or the iterator) failed on rows ",
@@ -501,31 +439,63 @@ impl Poller {
         self.terminate(action)
     }
 
+    fn queue(&mut self, action: Action) {
+        debug_assert!(
+            self.outbox.is_none(),
+            "an action queued before the last was taken"
+        );
+        self.outbox = Some(action);
+    }
+
     fn terminate(&mut self, action: Action) -> Action {
-        self.state.done = true;
-        self.state.outbox.clear();
+        self.done = true;
+        self.outbox = None;
         action
+    }
+
+    /// The run is over and read: complete, or JOB_FAILED.
+    fn finish(&mut self, now_ms: u64) -> Action {
+        match self.ending.outcome() {
+            None => Action::Idle,
+            Some(Ok(status)) => {
+                let summary = self.summary(status, now_ms);
+                self.terminate(Action::Complete(summary))
+            }
+            Some(Err(text)) => {
+                let error = self.error(ErrorCode::JobFailed, text, None);
+                self.terminate(Action::Fail(error))
+            }
+        }
+    }
+
+    /// The summary of this poller's work so far, the run's rows counted up to the cursor.
+    fn summary(&self, status: String, now_ms: u64) -> Summary {
+        Summary {
+            status,
+            total_results: self.delivered(),
+            requests: self.budget.requests(),
+            retries: self.retries.made(),
+            duration_ms: self.budget.elapsed(now_ms),
+        }
     }
 
     fn url(&self, kind: RequestKind) -> String {
         let base = self.config.base_url();
         let uid = self.config.job_uid();
-        let s = &self.state;
-        match (kind, s.pending_next.as_ref().or(s.page.as_ref())) {
-            (RequestKind::Run, _) => [base, "/jobs/", uid].concat(),
-            (RequestKind::Results, None) => [base, "/jobs/", uid, "/results"].concat(),
-            (RequestKind::Results, Some(page)) => [origin_prefix(base), page].concat(),
+        match kind {
+            RequestKind::Run => [base, "/jobs/", uid].concat(),
+            RequestKind::Results => self.position.url(base, uid),
         }
     }
 
     fn on_outcome(&mut self, kind: RequestKind, outcome: Outcome, now_ms: u64) {
         match (kind, outcome) {
             (RequestKind::Results, Outcome::Results(page)) => {
-                self.state.backoff.reset();
+                self.retries.answered();
                 self.on_page(page);
             }
             (RequestKind::Run, Outcome::Run(run)) => {
-                self.state.backoff.reset();
+                self.retries.answered();
                 self.on_run(run, now_ms);
             }
             (
@@ -538,25 +508,21 @@ impl Poller {
             ) => self.on_http(kind, status, retry, message, now_ms),
             // Offline, no response is no news: the request is sent again once online, and no
             // retry is spent on a network that is not there.
-            (_, Outcome::Network) if self.state.offline => self.state.next = Next::Fetch(kind),
+            (_, Outcome::Network) if self.cadence.offline() => self.next = Next::Fetch(kind),
             (_, Outcome::Network) => {
-                self.on_transient(kind, NO_RESPONSE_TEXT.into(), None, false, None, now_ms)
+                self.on_transient(kind, NO_RESPONSE_TEXT, None, false, None, now_ms)
             }
             // A programming error, not a network condition: retrying cannot help.
             (_, Outcome::NotSent) => self.fail(ErrorCode::NetworkError, NOT_SENT_TEXT.into(), None),
             (_, Outcome::Timeout) => {
-                self.on_transient(kind, "request timeout".into(), None, false, None, now_ms)
+                self.on_transient(kind, "request timeout", None, false, None, now_ms)
             }
-            (_, Outcome::BadBody(why)) => self.on_transient(
-                kind,
-                ["malformed response (", &why, ")"].concat(),
-                None,
-                true,
-                None,
-                now_ms,
-            ),
+            (_, Outcome::BadBody(why)) => {
+                let label = ["malformed response (", &why, ")"].concat();
+                self.on_transient(kind, &label, None, true, None, now_ms)
+            }
             (_, _) => {
-                let why = "malformed response (a body of the other endpoint)".into();
+                let why = "malformed response (a body of the other endpoint)";
                 self.on_transient(kind, why, None, true, None, now_ms)
             }
         }
@@ -573,34 +539,27 @@ impl Poller {
         let label = http_error_text(status, None);
         match classify_http(status, message.as_deref()) {
             Disposition::Retry => {
-                let hint = retry.map(|hint| match hint {
-                    RetryHint::DelayMs(ms) => ms,
-                    RetryHint::AtMs(at) => at.saturating_sub(now_ms),
-                });
-                self.on_transient(kind, label, hint, false, Some(status), now_ms);
+                let hint = retry.map(|hint| Retries::hint_ms(hint, now_ms));
+                self.on_transient(kind, &label, hint, false, Some(status), now_ms);
             }
             // The results of a run that exists may 404 before it has any: the run decides.
             Disposition::Fail(ErrorCode::NotFound) if kind == RequestKind::Results => {
-                match self.state.ending.is_some() {
-                    false => self.on_results_missing(),
-                    true => {
-                        self.state.missing = self.state.missing.saturating_add(1);
-                        match self.no_results_ever() {
-                            true => self.after_poll(),
-                            // A cron round resumed past the retries, without the run's count
-                            // yet: read the run, which decides.
-                            false if self.retries_spent() && self.state.last_run.is_none() => {
-                                self.on_results_missing()
-                            }
-                            false => {
-                                self.on_transient(kind, label, None, false, Some(status), now_ms)
-                            }
-                        }
-                    }
+                if !self.ending.over() {
+                    return self.on_results_missing();
                 }
+                self.ending.results_missing();
+                if self.no_results_ever() {
+                    return self.after_poll();
+                }
+                // A cron round resumed past the retries, without the run's count yet: read
+                // the run, which decides.
+                if self.ending.missing_spent() && !self.last_run.known() {
+                    return self.on_results_missing();
+                }
+                self.on_transient(kind, &label, None, false, Some(status), now_ms)
             }
             Disposition::Success => {
-                self.on_transient(kind, label, None, true, Some(status), now_ms)
+                self.on_transient(kind, &label, None, true, Some(status), now_ms)
             }
             Disposition::Fail(code) => {
                 let mut text = http_error_text(status, message.as_deref());
@@ -626,76 +585,50 @@ impl Poller {
     fn on_transient(
         &mut self,
         kind: RequestKind,
-        label: String,
+        label: &str,
         hint: Option<u64>,
         bad_body: bool,
         http_status: Option<u16>,
         now_ms: u64,
     ) {
-        let s = &mut self.state;
-        if s.deadline_ms.is_some_and(|d| now_ms >= d) {
+        if self.budget.out_of_time(now_ms) {
             // Out of time, not out of retries (the request's timeout was cut to the deadline).
-            s.next = Next::Fetch(kind);
+            self.next = Next::Fetch(kind);
             return;
         }
-        let Some(delay) = s.backoff.next() else {
-            let code = match bad_body {
-                true => ErrorCode::BadResponse,
-                false => ErrorCode::RetriesExhausted,
-            };
-            let retries = self.config.retry.retries;
-            let message = [&label, " after ", &decimal(retries.into()), " retries"].concat();
-            return self.fail(code, message, http_status);
-        };
-        let ms = hint.map_or(delay, |h| s.backoff.clamp(h));
-        s.retries = s.retries.saturating_add(1);
-        s.next = Next::Sleep {
-            ms,
-            reason: SleepReason::Backoff,
-            then: kind,
+        self.next = match self.retries.failed(label, hint, bad_body) {
+            Retry::After(ms) => Next::Sleep {
+                ms,
+                reason: SleepReason::Backoff,
+                then: kind,
+            },
+            Retry::GiveUp(code, message) => return self.fail(code, message, http_status),
         };
     }
 
     fn on_page(&mut self, page: Page) {
-        let s = &mut self.state;
-        if let Some(next) = s.pending_next.take() {
-            s.prev_keys = core::mem::take(&mut s.cur_keys);
-            s.page = Some(next);
-            s.skip = 0;
+        let keys = page.keys.filter(|_| self.config.dedupe);
+        if let Some(batch) = self.position.take(page.len, keys) {
+            // The cursor before the batch: where it was read from.
+            self.unconfirmed = Some(Before {
+                offset: batch.offset,
+                skip: batch.start,
+                polls: self.cadence.polls(),
+                quiet: self.cadence.quiet(),
+            });
+            self.queue(Action::Emit(batch));
+            self.cadence.delivered((batch.end - batch.start) as u64);
         }
-        s.last_len = page.len;
-        s.largest_len = s.largest_len.max(page.len);
-        let keys = page.keys.filter(|_| self.config.dedupe).unwrap_or_default();
-        let repeated = keys
-            .iter()
-            .take(page.len)
-            .take_while(|k| s.prev_keys.contains(k))
-            .count();
-        let start = s.skip.max(repeated);
-        if page.len > start {
-            s.skip = start;
-            let before = self.live_cursor();
-            let s = &mut self.state;
-            s.unconfirmed = Some(before);
-            let batch = Batch {
-                start,
-                end: page.len,
-                offset: s.offset,
-            };
-            s.outbox.push_back(Action::Emit(batch));
-            s.offset += (page.len - start) as u64;
-            s.poll_rows += (page.len - start) as u64;
-        }
-        let s = &mut self.state;
-        s.skip = start.max(page.len);
-        if repeated < page.len {
-            // The run of repeated rows is over: the previous page's keys cannot matter again.
-            s.prev_keys = Vec::new();
-        }
-        s.cur_keys = keys;
         match (page.has_next_page, page.next) {
             (false, _) => self.after_poll(),
-            (true, Some(next)) => self.follow(&next, page.len),
+            (true, Some(next)) => {
+                let (base, uid) = (self.config.base_url(), self.config.job_uid());
+                match self.position.follow(&next, page.len, base, uid) {
+                    Follow::Tail => self.after_poll(),
+                    Follow::Next => self.next = Next::Fetch(RequestKind::Results),
+                    Follow::Refused(why) => self.fail(ErrorCode::BadResponse, why.into(), None),
+                }
+            }
             // Completing here would be a success with rows missing.
             (true, None) => {
                 let why = "paging.have_next_page is true but paging.next is missing";
@@ -708,27 +641,20 @@ impl Poller {
     /// still says 404 after every retry: the run had no results (a 404 alone, or a count
     /// alone, is not enough: counts lag).
     fn no_results_ever(&self) -> bool {
-        let s = &self.state;
-        let counted_none = s.last_run.as_ref().is_some_and(|r| r.row_count == Some(0));
-        let retries_left = s.backoff.clone().next().is_some() && !self.retries_spent();
-        s.offset == 0 && s.page.is_none() && counted_none && !retries_left
-    }
-
-    /// A cron round starts a new backoff: the 404s after the end of earlier rounds count too.
-    fn retries_spent(&self) -> bool {
-        self.state.missing > self.config.retry.retries
+        let counted_none = self.last_run.count() == Some(0);
+        let retries_left = self.retries.left() && !self.ending.missing_spent();
+        let nothing = self.position.offset() == 0 && self.position.on_first_page();
+        nothing && counted_none && !retries_left
     }
 
     /// A 404 on `/results`: no results yet, or no run at all. Reading the run tells which
     /// (a 404 there is NOT_FOUND).
     fn on_results_missing(&mut self) {
-        // The status read that follows must not send the results read straight back.
-        self.state.tick_read = true;
-        let min = u64::from(self.config.retry.min_delay_ms);
-        self.state.next = match self.hint_active() {
+        self.cadence.results_read();
+        self.next = match self.hints.active(&self.config) {
             // Paced: the fast webhook cadence must not turn into a hot loop.
             true => Next::Sleep {
-                ms: min,
+                ms: self.config.webhook_delay().into(),
                 reason: SleepReason::Interval,
                 then: RequestKind::Run,
             },
@@ -736,118 +662,101 @@ impl Poller {
         };
     }
 
+    /// The tail as the end of a run reads it.
+    fn tail(&self) -> Tail {
+        Tail {
+            count: self.last_run.count(),
+            offset: self.position.offset(),
+            len: self.position.last_len(),
+            page_size: self.position.page_size(self.config.page_size),
+            count_behind: self.lag.count_behind(),
+        }
+    }
+
+    /// A wait for a count that trails the rows: the status is read again an interval later,
+    /// no sooner than `min_ms`.
+    fn await_count(&mut self, min_ms: u64) {
+        let ms = self.cadence.jittered(&self.config).max(min_ms);
+        self.next = match self.config.step_mode {
+            true => Next::Yield,
+            false => Next::Sleep {
+                ms,
+                reason: SleepReason::Interval,
+                then: RequestKind::Run,
+            },
+        };
+    }
+
     /// The tail was reached: finish, re-read the tail, read the status, or wait.
     fn after_poll(&mut self) {
-        if self.state.ending.is_some() && self.count_awaited() {
-            return self.await_count();
-        }
-        if self.state.ending.is_some() {
-            self.state.next = match self.recheck_due() {
-                true => {
-                    self.state.rechecks_left -= 1;
-                    let ms = u64::from(self.config.retry.min_delay_ms);
-                    Next::Sleep {
-                        ms,
-                        reason: SleepReason::Backoff,
-                        then: RequestKind::Results,
-                    }
-                }
-                false => Next::Finish,
+        if self.ending.over() {
+            self.next = match self.ending.drained(self.tail()) {
+                Drain::AwaitCount { min_ms } => return self.await_count(min_ms),
+                Drain::Reread { ms } => Next::Sleep {
+                    ms,
+                    reason: SleepReason::Backoff,
+                    then: RequestKind::Results,
+                },
+                Drain::Finish => Next::Finish,
             };
             return;
         }
         // The mode this poll was made in: results first (every tick, or rows flowing), or
         // status first (the status of this tick was read just before).
-        let results_first = !self.status_first();
+        let first_page = self.position.on_first_page();
+        let results_first = !self.cadence.status_first(&self.config, first_page);
         if !results_first {
-            let blind = core::mem::take(&mut self.state.blind_read);
-            self.note_read(blind);
+            self.lag.read(
+                self.config.interval_ms,
+                Read {
+                    rows: self.cadence.poll_rows(),
+                    offset: self.position.offset(),
+                    counted: self.last_run.count(),
+                },
+            );
         }
-        let s = &mut self.state;
-        s.polls = s.polls.saturating_add(1);
-        s.growing = match s.poll_rows {
-            0 => 0,
-            _ => s.growing.saturating_add(1),
-        };
-        s.quiet = 0;
-        s.tick_read = true;
-        let interval = self.interval();
-        let hinted = self.hint_active();
-        let s = &mut self.state;
-        let every = self.config.status_every;
-        let due = every > 0 && s.polls % every == 0;
-        // Growth that stopped or slowed down is the sign of a run ending: read the status now,
-        // so completion is noticed within about one interval instead of two.
-        let slowed = s.poll_rows == 0 || s.poll_rows < s.prev_poll_rows;
-        let read_status = match results_first {
-            true => self.config.step_mode || slowed || due || !s.status_seen,
-            false => !s.status_seen,
-        };
-        s.prev_poll_rows = core::mem::take(&mut s.poll_rows);
-        s.next = match (hinted, read_status) {
+        let tick = self.cadence.polled(
+            &self.config,
+            first_page,
+            results_first,
+            self.last_run.seen(),
+        );
+        self.next = match (self.hints.active(&self.config), tick.read_status) {
             (true, _) => {
-                s.hint_reads -= 1;
+                self.hints.spend();
                 Next::Sleep {
-                    ms: u64::from(self.config.retry.min_delay_ms),
+                    ms: self.config.webhook_delay().into(),
                     reason: SleepReason::Interval,
                     then: RequestKind::Run,
                 }
             }
             (false, true) => Next::Fetch(RequestKind::Run),
-            (false, false) => interval,
+            (false, false) => tick.pause.into(),
         };
-    }
-
-    fn interval(&mut self) -> Next {
-        let then = match self.status_first() {
-            true => RequestKind::Run,
-            false => RequestKind::Results,
-        };
-        match self.config.step_mode {
-            true => Next::Yield,
-            false => Next::Sleep {
-                ms: self.jittered_interval(),
-                reason: SleepReason::Interval,
-                then,
-            },
-        }
-    }
-
-    /// Status-guided, and rows are not coming on every tick of a run past its first page
-    /// (always in step mode): a tick starts with the status.
-    ///
-    /// On the first page every results read downloads every row so far: read blind, it saves
-    /// one status request a tick but downloads the whole run again on the tick after the last
-    /// rows, before the status says the run ended (and a drain downloads it once more). Past
-    /// the first page, a blind read re-downloads at most the tail page of a longer run.
-    fn status_first(&self) -> bool {
-        let guided = self.config.read_mode == ReadMode::StatusGuided;
-        let s = &self.state;
-        guided && (self.config.step_mode || s.growing < 2 || s.page.is_none())
     }
 
     /// At a status-guided tick: whether the results can bring anything (see
     /// [`ReadMode::StatusGuided`]). A count is only a hint: none, or one that did not move
-    /// for [`QUIET_TICKS`] ticks, reads the results anyway.
-    /// A count seen behind the rows, or a batch due by the pace of the last two, reads them
-    /// too (`lag.rs`).
+    /// for [`QUIET_TICKS`] ticks, reads the results anyway. A count seen behind the rows, or
+    /// a batch due by the pace of the last two, reads them too (`lag.rs`); so does a webhook
+    /// relayed to a step (the end is near).
     fn results_due(&mut self, run: &RunInfo, now_ms: u64) -> bool {
-        let s = &self.state;
-        // A webhook relayed to this step hints that the end is near.
-        let hinted = self.config.step_mode && s.hinted.is_some();
-        let counted_more = !matches!(run.row_count, Some(n) if n <= s.offset);
+        let offset = self.position.offset();
+        let counted_more = !matches!(run.row_count, Some(n) if n <= offset);
         if counted_more {
-            self.count_caught_up();
+            self.lag.count_caught_up();
             return true;
         }
-        let blind = self.batch_due(now_ms);
-        self.state.blind_read = blind;
-        blind || self.state.quiet >= QUIET_TICKS || hinted
+        let blind = self.lag.read_blind(self.config.interval_ms, now_ms, offset);
+        blind || self.cadence.quiet_long() || self.config.step_mode && self.hints.hinted()
     }
 
     fn on_run(&mut self, run: RunInfo, now_ms: u64) {
         let class = classify_status(&run.status);
-        self.report(&run, class, now_ms);
+        if let Some(paused_for_ms) = self.last_run.read(&run, class, now_ms) {
+            let run = run.clone();
+            self.queue(Action::Status { run, paused_for_ms });
+        }
         if let Some(message) = run
             .error_message
             .as_ref()
@@ -856,75 +765,45 @@ impl Poller {
             let text = ["the run reports: ", message].concat();
             return self.fail(ErrorCode::AllInputsFailed, text, None);
         }
-        let interval = self.interval();
-        let hinted = self.hint_active();
-        let guided_tick = self.status_first() && !self.state.tick_read;
+        let first_page = self.position.on_first_page();
+        let pause = self.cadence.next_tick(&self.config, first_page);
+        let guided_tick =
+            self.cadence.status_first(&self.config, first_page) && !self.cadence.tick_read();
         if guided_tick {
-            self.state.prev_tick_ms = core::mem::replace(&mut self.state.tick_ms, now_ms);
-            if run.status.eq_ignore_ascii_case("running") {
-                self.note_running();
-            }
+            let running = run.status.eq_ignore_ascii_case("running");
+            self.lag.tick(self.config.interval_ms, now_ms, running);
         }
         let results_due = guided_tick && self.results_due(&run, now_ms);
-        let s = &mut self.state;
-        let status = run.status;
-        s.next = Next::Fetch(RequestKind::Results);
+        self.next = Next::Fetch(RequestKind::Results);
         match class {
-            RunClass::Succeeded => {
-                s.ending = Some(Ending::Succeeded(status));
-                s.rechecks_left = self.config.retry.retries;
-            }
+            RunClass::Succeeded => self.ending.succeeded(run.status),
             RunClass::Failed => {
-                let message = run.error_message.or_else(|| s.hint_error.clone());
-                s.ending = Some(Ending::Failed { status, message });
-                s.rechecks_left = self.config.retry.retries;
+                let message = run.error_message.or_else(|| self.hints.error());
+                self.ending.failed(run.status, message);
             }
-            RunClass::Active | RunClass::Paused if s.ending.is_some() => {}
+            RunClass::Active | RunClass::Paused if self.ending.over() => {}
             // After a webhook: drain now, then read the status again soon (after_poll).
-            RunClass::Active | RunClass::Paused if hinted => {}
+            RunClass::Active | RunClass::Paused if self.hints.active(&self.config) => {}
             // The tick's first read: the results only when they can bring something.
             RunClass::Active | RunClass::Paused if guided_tick && results_due => {}
             RunClass::Active | RunClass::Paused if guided_tick => {
-                s.quiet = s.quiet.saturating_add(1);
-                s.growing = 0;
-                s.next = interval;
+                self.cadence.quiet_tick();
+                self.next = pause.into();
             }
-            RunClass::Active | RunClass::Paused => s.next = interval,
+            RunClass::Active | RunClass::Paused => self.next = pause.into(),
         }
-        if self.state.awaiting_count && self.state.ending.is_some() {
-            self.count_read();
-        }
-    }
-
-    /// Queues `onStatus` when the run changed, and on every read while it is paused.
-    fn report(&mut self, run: &RunInfo, class: RunClass, now_ms: u64) {
-        let s = &mut self.state;
-        s.status_seen = true;
-        let paused_for_ms = match class {
-            RunClass::Paused => Some(now_ms.saturating_sub(*s.paused_since.get_or_insert(now_ms))),
-            _ => {
-                s.paused_since = None;
-                None
-            }
-        };
-        if s.last_run.as_ref() != Some(run) || paused_for_ms.is_some() {
-            let run = run.clone();
-            s.last_run = Some(run.clone());
-            s.outbox.push_back(Action::Status { run, paused_for_ms });
+        if let Some(Drain::AwaitCount { min_ms }) = self.ending.status_read(self.tail()) {
+            self.await_count(min_ms);
         }
     }
 
     fn fail(&mut self, code: ErrorCode, message: String, http_status: Option<u16>) {
         let error = self.error(code, message, http_status);
-        self.state.next = Next::Fail(error);
+        self.next = Next::Fail(error);
     }
 
     fn error(&self, code: ErrorCode, message: String, http_status: Option<u16>) -> PollError {
-        let s = &self.state;
-        let run_status = match &s.ending {
-            Some(Ending::Succeeded(status) | Ending::Failed { status, .. }) => Some(status.clone()),
-            _ => s.last_run.as_ref().map(|r| r.status.clone()),
-        };
+        let run_status = self.ending.status().or(self.last_run.status()).cloned();
         PollError {
             code,
             message,

@@ -7,7 +7,7 @@
 use alloc::string::String;
 
 use super::cursor::CursorState;
-use super::origin::origin_prefix;
+use super::url::origin_prefix;
 use super::paging::with_page;
 use super::{Config, ConfigError};
 

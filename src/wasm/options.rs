@@ -24,7 +24,7 @@ extern "C" {
 }
 
 /// The documented default `baseUrl`.
-pub const DEFAULT_BASE_URL: &str = "https://api.captaindata.co/v3";
+pub const DEFAULT_BASE_URL: &str = Config::DEFAULT_BASE_URL;
 /// The longest delay `setTimeout` honours; longer ones fire at once in every runtime.
 const MAX_TIMER_MS: f64 = 2_147_483_647.0;
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
@@ -210,7 +210,9 @@ pub fn signal(options: &Options) -> Result<Option<AbortSignal>, JsValue> {
 /// The engine budgets: a duration (`maxDurationMs` or `deadlineMs`, named by `duration`; it
 /// may exceed a timer's range) and `maxRequests`.
 pub fn budgets(options: &Options, duration: &str, config: &mut Config) -> Result<(), JsValue> {
-    let default = config.max_duration_ms.unwrap_or(21_600_000);
+    let default = config
+        .max_duration_ms
+        .unwrap_or(Config::DEFAULT_MAX_DURATION_MS);
     let value = options.get(duration)?;
     config.max_duration_ms = Some(ms(duration, value, default, MAX_SAFE_INTEGER)?);
     let max_requests = options.get("maxRequests")?;

@@ -15,7 +15,7 @@ use super::options::{connection, object, signal, string, timer_ms, Options, DEFA
 use super::payloads::{frozen, Scheduled};
 use crate::api::{classify_schedule_failure, http_error_text, NO_RESPONSE_TEXT};
 use crate::engine::{
-    not_found_text, validate_base_url, validate_path_segment, ErrorCode, PollError,
+    not_found_text, validate_base_url, validate_path_segment, Config, ErrorCode, PollError,
 };
 
 // Schedules `workflowUid` with `body`; resolves with `{ jobUid, message, workflow }`.
@@ -45,7 +45,11 @@ fn prepare(options: JsValue, workflow_uid: &JsValue, body: &JsValue) -> Result<R
     let base_url = string("baseUrl", options.get("baseUrl")?)?;
     let base_url = validate_base_url(base_url.as_deref().unwrap_or(DEFAULT_BASE_URL))
         .map_err(|e| config_error(&e))?;
-    let timeout_ms = timer_ms("timeoutMs", options.get("timeoutMs")?, 30_000)?;
+    let timeout_ms = timer_ms(
+        "timeoutMs",
+        options.get("timeoutMs")?,
+        Config::DEFAULT_TIMEOUT_MS,
+    )?;
     let text = JSON::stringify(body).ok().and_then(|t| t.as_string());
     let Some(text) = text.filter(|_| body.is_object()) else {
         return Err(invalid_option("body", "a JSON-serialisable object", body));

@@ -17,11 +17,6 @@ use super::webhook::webhook_event;
 use crate::api::RunInfo;
 use crate::engine::Poller;
 
-/// Default `maxRequests` of a step: the free Workers plan allows 50 subrequests.
-const STEP_MAX_REQUESTS: u32 = 50;
-/// Default `deadlineMs`: well inside a Worker's 30 s wall-clock limit.
-const STEP_DEADLINE_MS: u64 = 25_000;
-
 // One bounded round: resolves with `{ results, cursor, status, done, error?, requests }`.
 // A failure is in `error` (a `CaptainDataError`); only invalid options reject. `done` means the
 // run is over for good: completed, or a final error (`isFinalError`); after any other error the
@@ -44,9 +39,7 @@ fn prepare(options: JsValue) -> Result<Session, JsValue> {
     let options: Options = object(options, "options")?;
     let mut common = common(&options)?;
     let config = &mut common.config;
-    config.step_mode = true;
-    config.max_requests = Some(STEP_MAX_REQUESTS);
-    config.max_duration_ms = Some(STEP_DEADLINE_MS);
+    config.set_step();
     budgets(&options, "deadlineMs", config)?;
     let webhook = options.get("webhook")?;
     let webhook = match webhook.is_undefined() || webhook.is_null() {

@@ -1,109 +1,320 @@
-//! The end of a run: the drain's re-reads of the tail, then completion or JOB_FAILED.
+//! When a run is over.
+//!
+//! Only the API's own status ends a run (never a webhook alone, never a count): `finished`,
+//! `warning` or `completed` is success, `shutdown` or `stopped` failure
+//! ([`crate::api::classify_status`]; "All Inputs Failed" ends it at once, by the coordinator).
+//! Then the results are drained until a page is not full: counts lag, so a full tail page,
+//! or one behind the final count, is read again ([`EndPolicy::rereads`] times,
+//! `reread_delay_ms` apart), and a count seen trailing the rows during the run is waited for
+//! with status reads instead of re-reading a full tail (`count_waits`). A run whose
+//! `/results` still says 404 after its end completes empty only when the API counts no rows
+//! and the 404s are spent (`missing_reads`, counted over every cron round). Then the poll
+//! completes, or fails with JOB_FAILED after delivering the partial rows.
 
 use alloc::string::String;
 
-use super::{Ending, Next};
-use crate::engine::{Action, ErrorCode, Poller, RequestKind, SleepReason, Summary};
+use crate::engine::config::EndPolicy;
 
-impl Poller {
-    pub(super) fn finish(&mut self, now_ms: u64) -> Action {
-        let s = &self.state;
-        let Some(ending) = s.ending.clone() else {
-            return Action::Idle;
-        };
-        let status = match ending {
-            Ending::Succeeded(status) => status,
-            Ending::Failed { status, message } => {
+/// What the API's status said the run ended as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum End {
+    Succeeded(String),
+    Failed {
+        status: String,
+        message: Option<String>,
+    },
+}
+
+/// The end of a run: seen or not, and the drain that follows it.
+#[derive(Debug)]
+pub(super) struct Ending {
+    limits: EndPolicy,
+    end: Option<End>,
+    /// Re-reads of the tail left before completing (a lagging count or a full tail page).
+    rereads_left: u32,
+    /// Status reads left to wait for a count that trails the rows.
+    count_waits_left: u32,
+    /// The status is being read again at the end because the count trailed the rows.
+    awaiting_count: bool,
+    /// `/results` 404s after the run's end, over every round.
+    missing: u32,
+}
+
+/// The tail as read, for the end's decisions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Tail {
+    /// The last count read.
+    pub count: Option<u64>,
+    /// Rows delivered.
+    pub offset: u64,
+    /// Rows of the last page read.
+    pub len: usize,
+    /// Rows in a full page.
+    pub page_size: usize,
+    /// The count was seen behind the rows during the run (the lag model's finding).
+    pub count_behind: bool,
+}
+
+impl Tail {
+    fn full(&self) -> bool {
+        self.len > 0 && self.len >= self.page_size
+    }
+}
+
+/// What follows the read of the tail once the run is over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Drain {
+    /// Read the status again, no sooner than `min_ms` (the count trails the rows).
+    AwaitCount { min_ms: u64 },
+    /// Read the tail again after `ms`.
+    Reread { ms: u64 },
+    /// The run is over and read: complete or fail.
+    Finish,
+}
+
+impl Ending {
+    /// The end a cursor saved (`(succeeded, status)`), if any, and the 404s after it.
+    pub fn new(limits: EndPolicy, saved: Option<(bool, String)>, missing: u32) -> Ending {
+        let end = saved.map(|(succeeded, status)| match succeeded {
+            true => End::Succeeded(status),
+            false => End::Failed {
+                status,
+                message: None,
+            },
+        });
+        Ending {
+            // A cursor saved during the end's drain: the tail may still lag, so a full one is
+            // read once more (once: cron rounds on such a cursor must not re-read for ever).
+            rereads_left: match end {
+                Some(_) => limits.rereads.min(1),
+                None => 0,
+            },
+            count_waits_left: limits.count_waits,
+            awaiting_count: false,
+            missing,
+            end,
+            limits,
+        }
+    }
+
+    /// The API said the run is over.
+    pub fn over(&self) -> bool {
+        self.end.is_some()
+    }
+
+    /// The status the run ended with.
+    pub fn status(&self) -> Option<&String> {
+        match &self.end {
+            Some(End::Succeeded(status) | End::Failed { status, .. }) => Some(status),
+            None => None,
+        }
+    }
+
+    /// `(succeeded, status)` for the cursor.
+    pub fn saved(&self) -> Option<(bool, &str)> {
+        self.end.as_ref().map(|end| match end {
+            End::Succeeded(status) => (true, status.as_str()),
+            End::Failed { status, .. } => (false, status.as_str()),
+        })
+    }
+
+    /// `/results` 404s after the end, for the cursor.
+    pub fn missing(&self) -> u32 {
+        self.missing
+    }
+
+    /// The API's status says the run succeeded (each such read starts the re-reads anew).
+    pub fn succeeded(&mut self, status: String) {
+        self.end = Some(End::Succeeded(status));
+        self.rereads_left = self.limits.rereads;
+    }
+
+    /// The API's status says the run failed; `message` for the JOB_FAILED error.
+    pub fn failed(&mut self, status: String, message: Option<String>) {
+        self.end = Some(End::Failed { status, message });
+        self.rereads_left = self.limits.rereads;
+    }
+
+    /// The tail was reached once the run is over: wait for the count, read it again, or
+    /// finish.
+    pub fn drained(&mut self, tail: Tail) -> Drain {
+        if self.count_awaited(tail) {
+            return self.await_count();
+        }
+        match self.reread_due(tail) {
+            true => {
+                self.rereads_left -= 1;
+                let ms = u64::from(self.limits.reread_delay_ms);
+                Drain::Reread { ms }
+            }
+            false => Drain::Finish,
+        }
+    }
+
+    /// A status was read while the run is over: when it was the one awaited for a trailing
+    /// count, whether to wait again (`Some`); otherwise the tail is read next.
+    pub fn status_read(&mut self, tail: Tail) -> Option<Drain> {
+        if !self.awaiting_count || self.end.is_none() {
+            return None;
+        }
+        self.awaiting_count = false;
+        if self.count_awaited(tail) {
+            return Some(self.await_count());
+        }
+        // Caught up: the tail is read once more, as for a count that agrees; or waited for
+        // long enough: read again as for any full tail.
+        if tail.count.is_some_and(|n| n >= tail.offset) {
+            self.rereads_left = self.rereads_left.min(1);
+        }
+        None
+    }
+
+    /// The run is over but the tail may lag: more rows than delivered are counted, or the
+    /// tail page is full (counts lag, so only a page that is not full proves the end).
+    fn reread_due(&self, tail: Tail) -> bool {
+        let behind = tail.count.is_some_and(|n| n > tail.offset);
+        // A final count that agrees with the rows delivered needs one more look at a full
+        // tail, not several: a run of exactly N pages completes one re-read later.
+        let agreed = tail.count == Some(tail.offset) && self.rereads_left < self.limits.rereads;
+        self.rereads_left > 0 && (behind || tail.full() && !agreed)
+    }
+
+    /// At the end, a full tail whose final count is below the rows delivered, from a count
+    /// seen behind the rows during the run: it will catch up, so the status (a few hundred
+    /// bytes) is read again an interval later instead of the tail (a full page).
+    fn count_awaited(&self, tail: Tail) -> bool {
+        let trails = tail.count.is_some_and(|n| n < tail.offset);
+        tail.count_behind && tail.full() && trails && self.count_waits_left > 0
+    }
+
+    fn await_count(&mut self) -> Drain {
+        self.count_waits_left -= 1;
+        self.awaiting_count = true;
+        // Never sooner than a re-read of the tail would be: a `next` that shows late (after
+        // the end) is then seen by the one re-read as by the rereads it replaces.
+        let min_ms = u64::from(self.limits.reread_delay_ms);
+        Drain::AwaitCount { min_ms }
+    }
+
+    /// A `/results` 404 after the end (they add up over cron rounds).
+    pub fn results_missing(&mut self) {
+        self.missing = self.missing.saturating_add(1);
+    }
+
+    /// The 404s after the end are spent (a cron round starts a new backoff: those of earlier
+    /// rounds count too).
+    pub fn missing_spent(&self) -> bool {
+        self.missing > self.limits.missing_reads
+    }
+
+    /// How the poll ends: `Ok(status)` completes, `Err(message)` is JOB_FAILED; `None` while
+    /// the run is not over.
+    pub fn outcome(&self) -> Option<Result<String, String>> {
+        match self.end.clone()? {
+            End::Succeeded(status) => Some(Ok(status)),
+            End::Failed { status, message } => {
                 let mut text = ["the run ended with status \"", &status, "\""].concat();
                 if let Some(m) = message {
                     text.push_str(": ");
                     text.push_str(&m);
                 }
-                let error = self.error(ErrorCode::JobFailed, text, None);
-                return self.terminate(Action::Fail(error));
+                Some(Err(text))
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: EndPolicy = EndPolicy {
+        rereads: 3,
+        reread_delay_ms: 100,
+        count_waits: 2,
+        missing_reads: 3,
+    };
+
+    fn tail(count: u64, offset: u64, len: usize) -> Tail {
+        Tail {
+            count: Some(count),
+            offset,
+            len,
+            page_size: 10,
+            count_behind: false,
+        }
+    }
+
+    #[test]
+    fn a_tail_that_is_not_full_and_agrees_with_the_count_finishes() {
+        let mut e = Ending::new(LIMITS, None, 0);
+        assert!(!e.over());
+        e.succeeded("finished".into());
+        assert_eq!(e.drained(tail(15, 15, 5)), Drain::Finish);
+        assert_eq!(e.outcome(), Some(Ok("finished".into())));
+    }
+
+    #[test]
+    fn a_full_tail_is_read_again_once_when_the_count_agrees_up_to_the_limit_when_behind() {
+        let mut e = Ending::new(LIMITS, None, 0);
+        e.succeeded("finished".into());
+        assert_eq!(e.drained(tail(20, 20, 10)), Drain::Reread { ms: 100 });
+        assert_eq!(e.drained(tail(20, 20, 10)), Drain::Finish);
+        let mut behind = Ending::new(LIMITS, None, 0);
+        behind.succeeded("finished".into());
+        for _ in 0..LIMITS.rereads {
+            assert_eq!(behind.drained(tail(25, 20, 10)), Drain::Reread { ms: 100 });
+        }
+        assert_eq!(behind.drained(tail(25, 20, 10)), Drain::Finish);
+    }
+
+    #[test]
+    fn a_count_seen_trailing_is_waited_for_then_the_tail_read_once_more() {
+        let mut e = Ending::new(LIMITS, None, 0);
+        e.succeeded("finished".into());
+        let trailing = Tail {
+            count_behind: true,
+            ..tail(15, 20, 10)
         };
-        let summary = self.summary(status, now_ms);
-        self.terminate(Action::Complete(summary))
+        assert_eq!(e.drained(trailing), Drain::AwaitCount { min_ms: 100 });
+        // Still trailing: wait again, up to `count_waits`.
+        assert_eq!(
+            e.status_read(trailing),
+            Some(Drain::AwaitCount { min_ms: 100 })
+        );
+        // Caught up: the tail is read once more (the read that follows), then it finishes.
+        assert_eq!(e.status_read(tail(20, 20, 10)), None);
+        assert_eq!(e.drained(tail(20, 20, 10)), Drain::Finish);
+        // Waited for long enough: a full tail is read again as any.
+        let mut waited = Ending::new(LIMITS, None, 0);
+        waited.succeeded("finished".into());
+        assert_eq!(waited.drained(trailing), Drain::AwaitCount { min_ms: 100 });
+        assert_eq!(
+            waited.status_read(trailing),
+            Some(Drain::AwaitCount { min_ms: 100 })
+        );
+        assert_eq!(waited.status_read(trailing), None);
+        assert_eq!(waited.drained(trailing), Drain::Reread { ms: 100 });
     }
 
-    /// The summary of this poller's work so far, the run's rows counted up to the cursor.
-    pub(super) fn summary(&self, status: String, now_ms: u64) -> Summary {
-        let s = &self.state;
-        Summary {
-            status,
-            total_results: self.delivered(),
-            requests: s.requests,
-            retries: s.retries,
-            duration_ms: now_ms.saturating_sub(s.started_ms),
-        }
+    #[test]
+    fn a_failed_run_says_its_status_and_message() {
+        let mut e = Ending::new(LIMITS, None, 0);
+        e.failed("stopped".into(), Some("quota reached".into()));
+        assert_eq!(e.saved(), Some((false, "stopped")));
+        let text = "the run ended with status \"stopped\": quota reached";
+        assert_eq!(e.outcome(), Some(Err(text.into())));
     }
 
-    /// The run is over but the tail may lag: more rows than delivered are counted, or the
-    /// tail page is full (counts lag, so only a page that is not full proves the end).
-    pub(super) fn recheck_due(&self) -> bool {
-        let s = &self.state;
-        let count = s.last_run.as_ref().and_then(|r| r.row_count);
-        let behind = count.is_some_and(|n| n > s.offset);
-        let full = s.last_len > 0 && s.last_len >= self.page_size();
-        // A final count that agrees with the rows delivered needs one more look at a full
-        // tail, not several: a run of exactly N pages completes one re-read later.
-        let agreed = count == Some(s.offset) && s.rechecks_left < self.config.retry.retries;
-        s.rechecks_left > 0 && (behind || full && !agreed)
-    }
-
-    /// At the end, a full tail whose final count is below the rows delivered, from a count
-    /// seen behind the rows during the run: it will catch up, so the status (a few hundred
-    /// bytes) is read again an interval later instead of the tail (a full page), up to
-    /// `retry.retries` times.
-    pub(super) fn count_awaited(&self) -> bool {
-        let s = &self.state;
-        let count = s.last_run.as_ref().and_then(|r| r.row_count);
-        let full = s.last_len > 0 && s.last_len >= self.page_size();
-        let trails = count.is_some_and(|n| n < s.offset);
-        s.count_behind && full && trails && s.count_waits_left > 0
-    }
-
-    pub(super) fn await_count(&mut self) {
-        // Never sooner than a re-read of the tail would be: a `next` that shows late (after
-        // the end) is then seen by the one re-read as by the rechecks it replaces.
-        let min = u64::from(self.config.retry.min_delay_ms);
-        let ms = self.jittered_interval().max(min);
-        let s = &mut self.state;
-        s.count_waits_left -= 1;
-        s.awaiting_count = true;
-        s.next = match self.config.step_mode {
-            true => Next::Yield,
-            false => Next::Sleep {
-                ms,
-                reason: SleepReason::Interval,
-                then: RequestKind::Run,
-            },
-        };
-    }
-
-    /// The status read while a trailing count was awaited: it still trails (wait again), it
-    /// caught up (the tail is read once more, as for a count that agrees), or it was waited
-    /// for long enough (the tail is read again as for any full tail).
-    pub(super) fn count_read(&mut self) {
-        self.state.awaiting_count = false;
-        if self.count_awaited() {
-            return self.await_count();
-        }
-        let s = &mut self.state;
-        let count = s.last_run.as_ref().and_then(|r| r.row_count);
-        if count.is_some_and(|n| n >= s.offset) {
-            s.rechecks_left = s.rechecks_left.min(1);
-        }
-    }
-
-    /// Rows in a full page: the API's, once it paged, else the configured (or a longer one
-    /// seen).
-    pub(super) fn page_size(&self) -> usize {
-        let s = &self.state;
-        match s.paged_len {
-            0 => self.config.page_size.max(s.largest_len),
-            n => n,
-        }
+    #[test]
+    fn a_saved_end_reads_a_full_tail_once_and_404s_add_up_over_rounds() {
+        let mut e = Ending::new(LIMITS, Some((true, "finished".into())), 3);
+        assert_eq!(e.status().map(String::as_str), Some("finished"));
+        assert_eq!(e.drained(tail(0, 20, 10)), Drain::Reread { ms: 100 });
+        assert_eq!(e.drained(tail(0, 20, 10)), Drain::Finish);
+        assert!(!e.missing_spent());
+        e.results_missing();
+        assert!(e.missing_spent());
+        assert_eq!(e.missing(), 4);
     }
 }

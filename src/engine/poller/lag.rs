@@ -32,11 +32,11 @@
 //! (empty, it costs a few bytes), and, a few times ([`PROBES`]), the results are read in the
 //! two intervals before a batch is due.
 
-use crate::engine::{Poller, QUIET_TICKS};
+use super::cadence::QUIET_TICKS;
 
 /// Probes allowed before the count is seen behind (each may download a tail page for
 /// nothing), renewed each time it is.
-pub(super) const PROBES: u32 = 2;
+const PROBES: u32 = 2;
 
 /// How far (% of an interval) a batch not dated by the reads may have come before the pace
 /// said.
@@ -54,106 +54,268 @@ const PACE_MEMORY: u64 = 3;
 /// Gaps between batches learned (on every tick) before the pace is trusted.
 const LEARNING_GAPS: u32 = 2;
 
-impl Poller {
-    /// At a status-guided tick (at `now_ms`) whose count says nothing new: whether the
-    /// results are read anyway because a batch is due (see the module docs).
-    pub(super) fn batch_due(&self, now_ms: u64) -> bool {
-        let s = &self.state;
+/// What the reads taught about the count and the pace of the batches, in API time (against
+/// `interval_ms`, the cadence each method is given).
+#[derive(Debug)]
+pub(super) struct Lag {
+    /// When this tick's status was read.
+    tick_ms: u64,
+    /// When the previous tick's status was read.
+    prev_tick_ms: u64,
+    /// When the last results read that brought rows was made (its tick).
+    batch_ms: Option<u64>,
+    /// The pace of those reads: their gaps, recent ones weighing more (0: not known yet).
+    period_ms: u64,
+    /// When a results read last found nothing new.
+    absent_ms: u64,
+    /// Results reads in a row that found nothing, since the last batch.
+    misses: u32,
+    /// Gaps between batches the pace was learned from.
+    gaps: u32,
+    /// The last batch came after this (the read before it that found nothing, or an
+    /// interval before the read that found it).
+    batch_after_ms: u64,
+    /// A read brought more rows than the count said: reads do not wait for it.
+    count_behind: bool,
+    /// Reads before a batch is due (probes) left before the count is seen behind.
+    probes_left: u32,
+    /// This tick's results read was made although the count said nothing new.
+    blind_read: bool,
+}
+
+/// A status-first tick's results read, as the lag model learns from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Read {
+    /// Rows it brought.
+    pub rows: u64,
+    /// Rows delivered in total, these included.
+    pub offset: u64,
+    /// The count of the status read before it.
+    pub counted: Option<u64>,
+}
+
+impl Lag {
+    /// Nothing learned yet, at `now_ms`.
+    pub fn new(now_ms: u64) -> Lag {
+        Lag {
+            tick_ms: now_ms,
+            prev_tick_ms: now_ms,
+            batch_ms: None,
+            period_ms: 0,
+            absent_ms: 0,
+            misses: 0,
+            gaps: 0,
+            batch_after_ms: 0,
+            count_behind: false,
+            probes_left: PROBES,
+            blind_read: false,
+        }
+    }
+
+    /// A read brought rows the count did not announce: the count trails the rows.
+    pub fn count_behind(&self) -> bool {
+        self.count_behind
+    }
+
+    /// A status-guided tick read the status at `now_ms` (`running`: the run said so).
+    pub fn tick(&mut self, interval_ms: u32, now_ms: u64, running: bool) {
+        self.prev_tick_ms = core::mem::replace(&mut self.tick_ms, now_ms);
+        if running {
+            self.note_running(interval_ms);
+        }
+    }
+
+    /// At a status-guided tick whose count says nothing new (`offset` rows delivered):
+    /// whether the results are read anyway because a batch is due; remembered as a blind
+    /// read for [`Lag::read`].
+    pub fn read_blind(&mut self, interval_ms: u32, now_ms: u64, offset: u64) -> bool {
+        self.blind_read = self.batch_due(interval_ms, now_ms, offset);
+        self.blind_read
+    }
+
+    /// At a status-guided tick at `now_ms` (`offset` rows delivered): whether the results
+    /// are read anyway because a batch is due (see the module docs).
+    fn batch_due(&self, interval_ms: u32, now_ms: u64, offset: u64) -> bool {
         // Nothing delivered yet from a running run: its page is empty, so a read costs a few
         // bytes, and the first batch it finds shows whether the count trails.
-        if s.offset == 0 && s.batch_ms.is_some() && s.batch_after_ms < s.tick_ms {
+        if offset == 0 && self.batch_ms.is_some() && self.batch_after_ms < self.tick_ms {
             return true;
         }
-        let Some(last) = s.batch_ms.filter(|_| s.offset > 0) else {
+        let Some(last) = self.batch_ms.filter(|_| offset > 0) else {
             return false;
         };
-        if s.gaps < LEARNING_GAPS {
-            return s.count_behind && s.misses <= QUIET_TICKS;
+        if self.gaps < LEARNING_GAPS {
+            return self.count_behind && self.misses <= QUIET_TICKS;
         }
-        let interval = u64::from(self.config.interval_ms);
-        match s.count_behind {
+        let interval = u64::from(interval_ms);
+        match self.count_behind {
             // Open until a batch is found, or both WINDOW_READS reads found nothing and the
             // tick an interval after the one it was expected at has passed.
             true => {
-                let opens = s.batch_after_ms + s.period_ms + interval * OPEN_LATE_PERCENT / 100;
-                let expected = last + s.period_ms + interval;
-                now_ms > opens && (s.misses < WINDOW_READS || now_ms <= expected)
+                let opens =
+                    self.batch_after_ms + self.period_ms + interval * OPEN_LATE_PERCENT / 100;
+                let expected = last + self.period_ms + interval;
+                now_ms > opens && (self.misses < WINDOW_READS || now_ms <= expected)
             }
             // On the ticks of the last two intervals before the count should move.
             false => {
-                let due = last + s.period_ms;
-                s.probes_left > 0 && now_ms + 2 * interval >= due && now_ms < due
+                let due = last + self.period_ms;
+                self.probes_left > 0 && now_ms + 2 * interval >= due && now_ms < due
             }
         }
     }
 
     /// The run was first seen running: the pace of its batches counts from its start, some
     /// time in the interval before (half of it, as a first guess).
-    pub(super) fn note_running(&mut self) {
-        let half = u64::from(self.config.interval_ms / 2);
-        let s = &mut self.state;
-        if s.batch_ms.is_none() {
-            s.batch_ms = Some(s.tick_ms.saturating_sub(half));
-            s.batch_after_ms = s.tick_ms;
+    fn note_running(&mut self, interval_ms: u32) {
+        let half = u64::from(interval_ms / 2);
+        if self.batch_ms.is_none() {
+            self.batch_ms = Some(self.tick_ms.saturating_sub(half));
+            self.batch_after_ms = self.tick_ms;
         }
     }
 
     /// After a status-first tick read the results to the tail: date the batch it found, learn
     /// the pace, and whether the count said fewer rows than the read brought.
-    pub(super) fn note_read(&mut self, blind: bool) {
-        let s = &mut self.state;
-        if s.poll_rows == 0 {
-            if blind && !s.count_behind && s.offset > 0 {
-                s.probes_left = s.probes_left.saturating_sub(1);
+    pub fn read(&mut self, interval_ms: u32, read: Read) {
+        let blind = core::mem::take(&mut self.blind_read);
+        if read.rows == 0 {
+            if blind && !self.count_behind && read.offset > 0 {
+                self.probes_left = self.probes_left.saturating_sub(1);
             }
-            s.absent_ms = s.tick_ms;
-            s.misses = s.misses.saturating_add(1);
+            self.absent_ms = self.tick_ms;
+            self.misses = self.misses.saturating_add(1);
             return;
         }
         // The count announced none of the rows this read found (not merely fewer: rows that
         // come while the status is read are found by the read that follows it).
-        let counted = s.last_run.as_ref().and_then(|r| r.row_count);
-        if counted.is_some_and(|n| n <= s.offset - s.poll_rows) {
-            s.count_behind = true;
-            s.probes_left = PROBES;
+        if read.counted.is_some_and(|n| n <= read.offset - read.rows) {
+            self.count_behind = true;
+            self.probes_left = PROBES;
         }
-        s.misses = 0;
-        let after = self.earliest_date();
-        let s = &mut self.state;
-        let first = s.offset == s.poll_rows;
+        self.misses = 0;
+        let after = self.earliest_date(interval_ms, read);
+        let first = read.offset == read.rows;
         if !first {
             // A mean of the first gaps, then recent ones weigh more.
-            let gap = after.saturating_sub(s.batch_after_ms);
-            let weight = u64::from(s.gaps).min(PACE_MEMORY);
-            s.period_ms = (s.period_ms * weight + gap) / (weight + 1);
-            s.gaps = s.gaps.saturating_add(1);
+            let gap = after.saturating_sub(self.batch_after_ms);
+            let weight = u64::from(self.gaps).min(PACE_MEMORY);
+            self.period_ms = (self.period_ms * weight + gap) / (weight + 1);
+            self.gaps = self.gaps.saturating_add(1);
         }
-        s.batch_ms = Some(s.tick_ms);
-        s.batch_after_ms = after;
+        self.batch_ms = Some(self.tick_ms);
+        self.batch_after_ms = after;
     }
 
     /// The earliest time the batch this tick's read found can have come (see the module
     /// docs): after the last read that found nothing, and, when that read was not on the
     /// previous tick, no earlier than the pace said (less the slack), but before this read.
-    fn earliest_date(&self) -> u64 {
-        let s = &self.state;
-        let dated = s.absent_ms == s.prev_tick_ms;
-        let first = s.offset == s.poll_rows;
-        if dated || first || s.period_ms == 0 {
-            return s.absent_ms;
+    fn earliest_date(&self, interval_ms: u32, read: Read) -> u64 {
+        let dated = self.absent_ms == self.prev_tick_ms;
+        let first = read.offset == read.rows;
+        if dated || first || self.period_ms == 0 {
+            return self.absent_ms;
         }
-        let slack = u64::from(self.config.interval_ms) * SLACK_PERCENT / 100;
-        let paced = (s.batch_after_ms + s.period_ms).saturating_sub(slack);
-        s.absent_ms.max(paced.min(s.tick_ms.saturating_sub(1)))
+        let slack = u64::from(interval_ms) * SLACK_PERCENT / 100;
+        let paced = (self.batch_after_ms + self.period_ms).saturating_sub(slack);
+        self.absent_ms
+            .max(paced.min(self.tick_ms.saturating_sub(1)))
     }
 
     /// The count announced rows before a read found them: when a read on the previous tick
     /// found nothing, it moved within an interval of the rows (back to waiting for it, with
     /// probes to notice if it falls behind again).
-    pub(super) fn count_caught_up(&mut self) {
-        let s = &mut self.state;
-        if s.absent_ms == s.prev_tick_ms {
-            s.count_behind = false;
+    pub fn count_caught_up(&mut self) {
+        if self.absent_ms == self.prev_tick_ms {
+            self.count_behind = false;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INTERVAL: u64 = 10_000;
+
+    /// A status-guided tick at `at` whose read found `rows` more (`offset` in all) than the
+    /// count of `counted`.
+    fn tick(lag: &mut Lag, at: u64, rows: u64, offset: u64, counted: u64) {
+        lag.tick(INTERVAL as u32, at, true);
+        lag.read(
+            INTERVAL as u32,
+            Read {
+                rows,
+                offset,
+                counted: Some(counted),
+            },
+        );
+    }
+
+    #[test]
+    fn a_read_that_brings_rows_the_count_did_not_announce_sees_the_count_behind() {
+        let mut lag = Lag::new(0);
+        tick(&mut lag, 10_000, 5, 5, 5);
+        assert!(!lag.count_behind(), "the count announced them");
+        tick(&mut lag, 20_000, 5, 10, 5);
+        assert!(lag.count_behind(), "the count said 5, the read brought 10");
+        // A read on the previous tick found nothing, then the count moves first: trusted again.
+        tick(&mut lag, 30_000, 0, 10, 10);
+        lag.tick(INTERVAL as u32, 40_000, true);
+        lag.count_caught_up();
+        assert!(!lag.count_behind());
+    }
+
+    #[test]
+    fn the_first_rows_of_a_running_run_are_looked_for_on_every_tick() {
+        let mut lag = Lag::new(0);
+        assert!(
+            !lag.read_blind(INTERVAL as u32, 0, 0),
+            "not seen running yet"
+        );
+        lag.tick(INTERVAL as u32, 10_000, true);
+        lag.read(
+            INTERVAL as u32,
+            Read {
+                rows: 0,
+                offset: 0,
+                counted: Some(0),
+            },
+        );
+        lag.tick(INTERVAL as u32, 20_000, true);
+        assert!(lag.read_blind(INTERVAL as u32, 20_000, 0));
+    }
+
+    #[test]
+    fn once_the_pace_is_learned_a_trailing_count_is_not_waited_for_in_the_window() {
+        let mut lag = Lag::new(0);
+        // Batches every 3 ticks that the count never announces.
+        let mut offset = 0;
+        let mut at = 0;
+        for _ in 0..4 {
+            for _ in 0..2 {
+                at += INTERVAL;
+                tick(&mut lag, at, 0, offset, 0);
+            }
+            at += INTERVAL;
+            offset += 10;
+            tick(&mut lag, at, 10, offset, 0);
+        }
+        assert!(lag.count_behind());
+        // The next batch is due three intervals after the last one: read blind around then,
+        // not right after a batch.
+        lag.tick(INTERVAL as u32, at + INTERVAL, true);
+        assert!(!lag.read_blind(INTERVAL as u32, at + INTERVAL, offset));
+        lag.read(
+            INTERVAL as u32,
+            Read {
+                rows: 0,
+                offset,
+                counted: Some(0),
+            },
+        );
+        let due = at + 3 * INTERVAL;
+        lag.tick(INTERVAL as u32, due, true);
+        assert!(lag.read_blind(INTERVAL as u32, due, offset));
     }
 }

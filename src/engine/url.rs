@@ -1,9 +1,8 @@
-//! Origins compared as plain strings, and `paging.next` resolved against the base URL.
-//! (No `url` crate: it would add IDNA tables to the wasm for one comparison.)
+//! URLs as plain strings: a URL's parts (scheme, host, port), origins compared, `paging.next`
+//! resolved against the base URL, and what a 404 says about the base URL. (No `url` crate: it
+//! would add IDNA tables to the wasm for one comparison.)
 
 use alloc::string::String;
-
-use super::config::split_host;
 
 /// `scheme://rest` → `(scheme, rest)`: the first `:` must be followed by `//`. Searched for
 /// as a byte: a `&str` pattern links core's two-way string searcher (≈ 1.4 KB of wasm) for
@@ -75,6 +74,77 @@ pub(super) fn resolve_next(base: &str, current: &str, next: &str) -> Result<Stri
         return Err("paging.next contains spaces or control characters");
     }
     Ok(location)
+}
+
+/// True when the (validated) base URL's path ends in a version segment such as `/v3`: a
+/// `baseUrl` without one is the usual cause of a 404 on every path.
+///
+/// ```
+/// use captaindata_poller::engine::has_version_segment;
+/// assert!(has_version_segment("https://api.captaindata.co/v3"));
+/// assert!(!has_version_segment("https://api.captaindata.co"));
+/// assert!(!has_version_segment("https://proxy.example/api"));
+/// ```
+pub fn has_version_segment(base_url: &str) -> bool {
+    let bytes = base_url.as_bytes();
+    // The last segment, after the `//` of the scheme: "v" and digits.
+    let last = bytes.iter().rposition(|&b| b == b'/').unwrap_or(0);
+    let segment = bytes.get(last + 1..).unwrap_or_default();
+    let is_path = bytes.get(last.saturating_sub(1)) != Some(&b'/');
+    matches!(segment, [b'v', digits @ ..] if !digits.is_empty() && digits.iter().all(u8::is_ascii_digit))
+        && is_path
+}
+
+/// A 404's message: `text`, the request (`method path`) and, when `base_url` has no version
+/// segment, that hint.
+///
+/// ```
+/// use captaindata_poller::engine::not_found_text;
+/// let text = not_found_text("HTTP 404", "GET", "/jobs/j1", "https://api.captaindata.co");
+/// assert_eq!(text, "HTTP 404 (GET /jobs/j1; baseUrl has no version segment such as /v3)");
+/// ```
+pub fn not_found_text(text: &str, method: &str, path: &str, base_url: &str) -> String {
+    match has_version_segment(base_url) {
+        true => [text, " (", method, " ", path, ")"].concat(),
+        false => {
+            let hint = "; baseUrl has no version segment such as /v3)";
+            [text, " (", method, " ", path, hint].concat()
+        }
+    }
+}
+
+pub(super) fn is_loopback_host(host: &str) -> bool {
+    matches!(
+        host.to_ascii_lowercase().as_str(),
+        "localhost" | "127.0.0.1" | "[::1]"
+    )
+}
+
+/// `host[:port]` or `[v6][:port]` → (host, port text).
+pub(super) fn split_host(authority: &str) -> Option<(&str, &str)> {
+    if authority.starts_with('[') {
+        let end = authority.find(']')? + 1;
+        let (host, rest) = (authority.get(..end)?, authority.get(end..)?);
+        return match rest {
+            "" => Some((host, "")),
+            _ => Some((host, rest.strip_prefix(':')?)),
+        };
+    }
+    Some(authority.split_once(':').unwrap_or((authority, "")))
+}
+
+pub(super) fn valid_host(host: &str) -> bool {
+    let ok = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '.';
+    let v6 = |c: char| c.is_ascii_hexdigit() || c == ':' || c == '.';
+    match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        Some(inner) => !inner.is_empty() && inner.chars().all(v6),
+        None => !host.is_empty() && host.chars().all(ok),
+    }
+}
+
+pub(super) fn valid_port(port: &str) -> bool {
+    let number = port.parse::<u16>().ok();
+    port.is_empty() || port.len() <= 5 && number.is_some_and(|p| p > 0)
 }
 
 fn scheme_of(base: &str) -> &str {
