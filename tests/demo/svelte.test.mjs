@@ -54,7 +54,9 @@ test("first subscriber starts, every row once; the last unsubscribe stops it and
   const { sent, fetch } = recordingFetch();
   const store = createJobPoller({ ...ctx.connection, ...FAST, jobUid, fetch });
   const a = watchStore(store);
-  assert.equal(a.values[0].status, "loading", "a value at once, before any request");
+  assert.equal(a.values[0].status, "idle", "a value at once: idle until the poller starts (what a server render shows)");
+  await a.until((s) => s.status === "loading");
+  assert.equal(a.values[1].status, "loading", "then loading, once the poller starts");
   const b = watchStore(store); // a second subscriber (another component) shares the poller
   await a.until((s) => s.rowCount > 0);
   a.unsubscribe();
@@ -120,6 +122,7 @@ test("a bad option: status failed with the TypeError naming it, and no request",
   const failed = await s.until(ended);
   assert.equal(failed.status, "failed");
   assert.ok(failed.error instanceof TypeError);
+  assert.equal(failed.error.code, "INVALID_OPTION", "every failed state has error.code");
   assert.match(failed.error.message, /maxRequests/);
   assert.equal(ctx.sim.stats(jobUid).requests.total, 0);
   s.unsubscribe();
@@ -168,6 +171,8 @@ test("a new store with the saved cursor, once the failed one is gone, goes on fr
   const done = await second.until(ended);
   assert.equal(done.status, "finished");
   assert.deepEqual([...failed.rows, ...done.rows].map((r) => r.id), rowIds(100));
+  // rows and rowCount never disagree silently: rowsBefore says where `rows` starts in the run.
+  assert.deepEqual({ rowCount: done.rowCount, rowsBefore: done.rowsBefore, rows: done.rows.length }, { rowCount: 100, rowsBefore: 50, rows: 50 });
   second.unsubscribe();
 });
 
@@ -205,9 +210,11 @@ test("50,000 rows: no row copied, one new value per batch; keepRows bounds the m
   assert.equal(all.withRows, all.batches, "one new value per batch");
   // Besides batches, a new value only for what the user sees change: the run's status or counts,
   // the role, the end.
-  assert.ok(all.values <= all.batches + all.runs + 3, `values ${all.values} for ${all.batches} batches, ${all.runs} statuses`);
+  // (and the first value, idle, then loading when the poller starts)
+  assert.ok(all.values <= all.batches + all.runs + 4, `values ${all.values} for ${all.batches} batches, ${all.runs} statuses`);
   const bounded = await measure(1000);
   assert.equal(bounded.end.rowCount, 50000);
+  assert.equal(bounded.end.rowsBefore, 49000, "the rows keepRows let go are counted before rows[0]");
   assert.ok(bounded.maxKept <= 1000, `kept ${bounded.maxKept} rows`);
   // The simulator runs in this process and keeps each run: a run with keepRows 0 is the baseline.
   const none = await measure(0);
