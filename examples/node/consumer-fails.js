@@ -1,7 +1,7 @@
 import { appendFile, readFile, writeFile } from "node:fs/promises";
 import { CaptainDataError, JobPoller } from "captaindata-poller";
 
-const jobUid = "4c3f7d1e-…";
+const jobUid = "4c3f7d1e-9b2a-4e51-8d07-6a1f2c3b4d5e";
 const saved = await readFile("cursor.txt", "utf8").catch(() => undefined); // where the last run of this script stopped
 
 const poller = new JobPoller({
