@@ -1,0 +1,36 @@
+// The READMEs' code blocks and examples/: one text, never two (scripts/examples.mjs), and the
+// check itself catches drift and unmarked blocks.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { parseBlocks, problems, renderBlock } from "../../scripts/examples.mjs";
+import { root } from "../../scripts/exec.mjs";
+
+const readme = (file) => readFileSync(path.join(root, file), "utf8");
+
+test("every block of README.md and worker/README.md is its example file, or marked not-example", () => {
+  assert.deepEqual(problems(), []);
+});
+
+test("the check sees a block that differs from its file, an unmarked block and broken markers", () => {
+  const file = "examples/node/watch.js";
+  const block = renderBlock(file, "const a = 1;\n");
+  const [parsed] = parseBlocks(`text\n\n${block}\n\nmore`);
+  assert.deepEqual({ kind: parsed.kind, file: parsed.file, info: parsed.info, contents: parsed.contents }, { kind: "example", file, info: "js", contents: "const a = 1;\n" });
+  assert.deepEqual(parseBlocks("```js\nfetch(url);\n```\n").map((b) => b.kind), ["unmarked"]);
+  assert.deepEqual(parseBlocks("<!-- not-example: output -->\n```text\nok\n```\n").map((b) => b.kind), ["not-example"]);
+  assert.deepEqual(parseBlocks(`<!-- example: ${file} -->\n\`\`\`js\nx\n\`\`\`\n`).map((b) => b.kind), ["broken", "unmarked"], "no closing marker");
+  assert.deepEqual(parseBlocks("<!-- not-example:  -->\n```sh\nls\n```\n").map((b) => b.kind), ["unmarked"], "a reason is required");
+  // A block holding a fence of its own gets a longer fence, and reads back whole.
+  const nested = renderBlock("examples/x.sh", "cat <<'EOF'\n```\nEOF\n");
+  assert.equal(parseBlocks(nested)[0].contents, "cat <<'EOF'\n```\nEOF\n");
+});
+
+test("a README edited by hand, or a new unmarked block, fails the check and names the place", () => {
+  const edited = (file) => (file === "README.md" ? readme(file).replace('appendFile("rows.ndjson"', 'appendFile("out.ndjson"') : readme(file));
+  assert.ok(edited("README.md") !== readme("README.md"), "the edit applies");
+  assert.deepEqual(problems(edited).map((p) => p.replace(/:\d+:/, ":N:")), ["README.md:N: the block differs from examples/node/watch.js (node scripts/examples.mjs --write)"]);
+  const added = (file) => (file === "worker/README.md" ? `${readme(file)}\n\`\`\`js\nawait fetch(url);\n\`\`\`\n` : readme(file));
+  assert.match(problems(added).join("\n"), /^worker\/README\.md:\d+: a ```js block that is not an example/);
+});
