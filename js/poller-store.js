@@ -176,7 +176,11 @@ class PollerEntry {
     try {
       const summary = await started;
       const cursor = summary.cursor ?? null;
-      this.#end(summary.status === "stopped" ? { status: "stopped", cursor } : { status: "finished", summary, cursor });
+      // totalResults counts the rows before a resume cursor too: a resumed poller that got no
+      // new row still says how many the run has.
+      const rowCount = Math.max(this.snapshot.rowCount, summary.totalResults);
+      const counts = { rowCount, rowsBefore: rowCount - this.#rows.length };
+      this.#end(summary.status === "stopped" ? { status: "stopped", cursor, ...counts } : { status: "finished", summary, cursor, ...counts });
     } catch (error) {
       this.#fail(invalidOption(asCaptainDataError(error))); // start() rejects with a bad option's TypeError in a browser
     }
