@@ -27,7 +27,7 @@ import { StepError, cli, isMain, root } from "./exec.mjs";
 export const MARKDOWN_FILES = ["README.md", path.join("worker", "README.md")];
 export const EXAMPLES_DIR = "examples";
 
-/** The fence language of an example file, from its name. */
+/** The fence language of an example file, from its name (other names keep the block's own, e.g. `ini`). */
 const LANGUAGES = { js: "js", mjs: "js", ts: "ts", tsx: "tsx", jsx: "jsx", vue: "vue", svelte: "svelte", html: "html", sh: "sh", toml: "toml", json: "json", jsonc: "jsonc" };
 
 const EXAMPLE_OPEN = /^<!-- example: (\S+) -->$/;
@@ -35,11 +35,14 @@ const EXAMPLE_CLOSE = "<!-- /example -->";
 const NOT_EXAMPLE = /^<!-- not-example: (.*\S.*) -->$/;
 const FENCE = /^(`{3,}|~{3,})(.*)$/;
 
-/** The fence language for `file`; throws for an extension no block language is known for. */
-export function languageOf(file) {
+/**
+ * The fence language for `file`: from its extension, else `fallback` (the block's own language,
+ * for names such as `.dev.vars.example`); throws when there is neither.
+ */
+export function languageOf(file, fallback = "") {
   const ext = path.extname(file).slice(1);
-  const lang = LANGUAGES[ext];
-  if (!lang) throw new Error(`${file}: no fence language for .${ext} (known: ${Object.keys(LANGUAGES).join(", ")})`);
+  const lang = LANGUAGES[ext] ?? fallback;
+  if (!lang) throw new Error(`${file}: no fence language for .${ext} (known: ${Object.keys(LANGUAGES).join(", ")}); give its block one`);
   return lang;
 }
 
@@ -49,11 +52,11 @@ function fenceFor(text) {
   return "`".repeat(longest + 1);
 }
 
-/** The markdown block of `file` with `contents`, markers included. */
-export function renderBlock(file, contents) {
+/** The markdown block of `file` with `contents`, markers included (`lang` for names without a known extension). */
+export function renderBlock(file, contents, lang = "") {
   const body = contents.endsWith("\n") ? contents : `${contents}\n`;
   const fence = fenceFor(body);
-  return [`<!-- example: ${file} -->`, `${fence}${languageOf(file)}`, `${body}${fence}`, EXAMPLE_CLOSE].join("\n");
+  return [`<!-- example: ${file} -->`, `${fence}${languageOf(file, lang)}`, `${body}${fence}`, EXAMPLE_CLOSE].join("\n");
 }
 
 /**
@@ -155,7 +158,7 @@ export function problems(readMarkdown = read) {
           if (read(block.file) !== block.contents) found.push(`${at}: the block differs from ${block.file} (node scripts/examples.mjs --write)`);
           let lang = null;
           try {
-            lang = languageOf(block.file);
+            lang = languageOf(block.file, block.info);
           } catch (e) {
             found.push(`${at}: ${e.message}`);
           }
@@ -166,8 +169,11 @@ export function problems(readMarkdown = read) {
   }
   const included = new Set(includedExamples(readMarkdown).map((e) => e.file));
   for (const file of exampleFiles()) {
-    // Files a README does not show are the examples' own setup (a tsconfig); they say so by name.
-    if (!included.has(file.split(path.sep).join("/")) && !/(^|\/)_[^/]*$/.test(file)) found.push(`${file}: in no README (include it, or name it _… if it only supports other examples)`);
+    // Files a README does not show are the examples' own setup; they say so by name (`_…`,
+    // `.…`, a package.json or tsconfig of an example project).
+    const name = path.basename(file);
+    const support = /^[_.]/.test(name) || name === "package.json" || /^tsconfig.*\.json$/.test(name);
+    if (!included.has(file.split(path.sep).join("/")) && !support) found.push(`${file}: in no README (include it, or name it _… if it only supports other examples)`);
   }
   return found;
 }
@@ -181,7 +187,7 @@ export function write() {
     const blocks = parseBlocks(text).filter((b) => b.kind === "example");
     for (const block of blocks.reverse()) {
       if (!existsSync(path.join(root, block.file))) throw new StepError("examples", `${markdown}:${block.line}: ${block.file} does not exist`);
-      lines.splice(block.start, block.end - block.start + 1, ...renderBlock(block.file, read(block.file)).split("\n"));
+      lines.splice(block.start, block.end - block.start + 1, ...renderBlock(block.file, read(block.file), block.info).split("\n"));
     }
     const next = lines.join("\n");
     if (next !== text) {

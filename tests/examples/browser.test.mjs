@@ -184,7 +184,7 @@ test("examples/svelte/Leads.svelte (Svelte 5 runes, built by Vite): every row, a
   propChange(sites.svelte, { statusSelector: "#app > p" }));
 
 test("the examples name the placeholder run the docs show", () => {
-  for (const file of ["examples/page/index.html", "examples/node/quick-start.js", "examples/worker/wrangler.toml"]) {
+  for (const file of ["examples/page/index.html", "examples/node/quick-start.js", "examples/cron/wrangler.toml"]) {
     assert.ok(readFileSync(path.join(root, file), "utf8").includes(PLACEHOLDER_JOB), file);
   }
 });

@@ -1,4 +1,4 @@
-// The Worker examples run where they run: the README's cron Worker (examples/worker/cron.js with
+// The Worker examples run where they run: the README's cron Worker (examples/cron/cron.js with
 // its wrangler.toml) bundled as wrangler bundles it and run in workerd (Miniflare), its cron fired
 // tick after tick against the simulator standing in for https://api.captaindata.co, through a
 // burst of 5xx and 20 ticks past the run's end: every row stored once, no request after the end.
@@ -20,9 +20,9 @@ const API_KEY = "sk_test_cron_example_T6w1Z8";
 const PROJECT_ID = "sim-project";
 const MINUTE = 60_000;
 
-/** The few wrangler.toml settings the example uses, read from examples/worker/wrangler.toml. */
+/** The few wrangler.toml settings the example uses, read from examples/cron/wrangler.toml. */
 function wranglerConfig() {
-  const toml = readFileSync(path.join(root, "examples", "worker", "wrangler.toml"), "utf8");
+  const toml = readFileSync(path.join(root, "examples", "cron", "wrangler.toml"), "utf8");
   const value = (key) => new RegExp(`^${key}\\s*=\\s*"([^"]*)"`, "m").exec(toml)?.[1];
   const vars = Object.fromEntries([...toml.slice(toml.indexOf("[vars]")).matchAll(/^(\w+)\s*=\s*"([^"]*)"/gm)].map((m) => [m[1], m[2]]));
   return {
@@ -78,20 +78,20 @@ function outboundToSim(sim, seen) {
   };
 }
 
-test("examples/worker/wrangler.toml: a cron trigger, the KV namespace the Worker uses, the entry", () => {
+test("examples/cron/wrangler.toml: a cron trigger, the KV namespace the Worker uses, the entry", () => {
   const config = wranglerConfig();
   assert.equal(config.main, "cron.js");
   assert.deepEqual(config.crons, ["* * * * *"]);
   assert.deepEqual(config.kv, ["POLLS"]);
   assert.ok(config.compiledWasm);
-  const code = readFileSync(path.join(root, "examples", "worker", "cron.js"), "utf8");
+  const code = readFileSync(path.join(root, "examples", "cron", "cron.js"), "utf8");
   for (const name of [...config.kv, ...Object.keys(config.vars), "CAPTAINDATA_API_KEY", "CAPTAINDATA_PROJECT_ID"]) {
     assert.match(code, new RegExp(`env\\.${name}\\b`), `the Worker reads env.${name}`);
   }
-  assert.doesNotMatch(readFileSync(path.join(root, "examples", "worker", "wrangler.toml"), "utf8"), /^CAPTAINDATA_API_KEY\s*=/m, "no secret in the file");
+  assert.doesNotMatch(readFileSync(path.join(root, "examples", "cron", "wrangler.toml"), "utf8"), /^CAPTAINDATA_API_KEY\s*=/m, "no secret in the file");
 });
 
-test("examples/worker/cron.js in workerd: 2,500 rows over cron ticks with a 5xx burst, stored once; 20 ticks past the end send nothing", async (t) => {
+test("examples/cron/cron.js in workerd: 2,500 rows over cron ticks with a 5xx burst, stored once; 20 ticks past the end send nothing", async (t) => {
   const config = wranglerConfig();
   const clock = manualClock(Date.now());
   const start = clock.now();
@@ -105,7 +105,7 @@ test("examples/worker/cron.js in workerd: 2,500 rows over cron ticks with a 5xx 
     pageSize: 1000,
     faults: { script: [{ kind: "any", nth: 8, respond: 503, count: 6 }] },
   });
-  const bundle = await bundleWorker(path.join("examples", "worker", config.main));
+  const bundle = await bundleWorker(path.join("examples", "cron", config.main));
   t.after(() => bundle.remove());
   const outbound = [];
   const logs = [];
@@ -163,7 +163,7 @@ test("examples/worker/cron.js in workerd: 2,500 rows over cron ticks with a 5xx 
   assert.ok(outbound.every((u) => u.startsWith("https://api.captaindata.co/v3/") && !u.includes(API_KEY)), "only the API, the key never in a URL");
 });
 
-test("worker/README.md's JobPoller (examples/worker/read-through-worker.js) reads a tracked run through the worker", async (t) => {
+test("worker/README.md's JobPoller (examples/proxy/read-through-worker.js) reads a tracked run through the worker", async (t) => {
   const w = await startWorker({ bindings: { POLL_INTERVAL_MS: "0" }, sim: { webhook: null } });
   t.after(() => w.close());
   const { jobUid } = w.sim.createJob({ rows: 60, durationMs: 0, pageSize: 25 });
@@ -171,7 +171,7 @@ test("worker/README.md's JobPoller (examples/worker/read-through-worker.js) read
   await w.untilDone(jobUid, token);
   const work = exampleDir("read-through-worker");
   t.after(() => work.remove());
-  await placeExample("examples/worker/read-through-worker.js", work.dir);
+  await placeExample("examples/proxy/read-through-worker.js", work.dir);
   // A page would call showRun; this one prints what render() received.
   const driver = path.join(work.dir, "driver.mjs");
   writeFileSync(
