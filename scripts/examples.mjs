@@ -30,6 +30,14 @@ export const EXAMPLES_DIR = "examples";
 /** The fence language of an example file, from its name (other names keep the block's own, e.g. `ini`). */
 const LANGUAGES = { js: "js", mjs: "js", ts: "ts", tsx: "tsx", jsx: "jsx", vue: "vue", svelte: "svelte", html: "html", sh: "sh", toml: "toml", json: "json", jsonc: "jsonc" };
 
+/**
+ * README.md is the package's page on npm, where a relative link leads nowhere: links to the
+ * repository's files are absolute (`/blob/main/<path>`, images `/raw/main/<path>`).
+ */
+export const REPOSITORY_URL = "https://github.com/captaindata-poller/captaindata-poller";
+const ABSOLUTE_LINKS_IN = ["README.md"];
+const LINK = /(!?)\[([^\]]*)\]\(([^)\s]+)\)/g;
+
 const EXAMPLE_OPEN = /^<!-- example: (\S+) -->$/;
 const EXAMPLE_CLOSE = "<!-- /example -->";
 const NOT_EXAMPLE = /^<!-- not-example: (.*\S.*) -->$/;
@@ -118,6 +126,39 @@ export function parseBlocks(markdown) {
 
 const read = (file) => readFileSync(path.join(root, file), "utf8");
 
+/** The absolute URL of a relative link `target` in README.md, or null when it is not relative. */
+function absoluteLink(target, image) {
+  if (/^([a-z][a-z0-9+.-]*:|#|\/\/)/i.test(target)) return null;
+  const [file, fragment] = target.split("#");
+  const kind = image ? "raw" : file.endsWith("/") ? "tree" : "blob";
+  return `${REPOSITORY_URL}/${kind}/main/${file.replace(/^\.\//, "").replace(/\/$/, "")}${fragment === undefined ? "" : `#${fragment}`}`;
+}
+
+/** Applies `change(line, lineIndex)` to the lines of `markdown` outside fenced blocks. */
+function mapProse(markdown, change) {
+  let fence = null;
+  return markdown
+    .split("\n")
+    .map((line, i) => {
+      const open = FENCE.exec(line);
+      if (fence === null && open) fence = open[1];
+      else if (fence !== null && line.trim().startsWith(fence) && line.trim() === fence[0].repeat(line.trim().length)) fence = null;
+      else if (fence === null) return change(line, i);
+      return line;
+    })
+    .join("\n");
+}
+
+/** Relative links of README.md, `{ line, target }` each. */
+function relativeLinks(markdown) {
+  const found = [];
+  mapProse(markdown, (line, i) => {
+    for (const [, image, , target] of line.matchAll(LINK)) if (absoluteLink(target, image === "!") !== null) found.push({ line: i + 1, target, image: image === "!" });
+    return line;
+  });
+  return found;
+}
+
 /** Every example file under examples/, relative to the root, sorted. */
 export function exampleFiles(dir = EXAMPLES_DIR) {
   const abs = path.join(root, dir);
@@ -167,6 +208,11 @@ export function problems(readMarkdown = read) {
       }
     }
   }
+  for (const markdown of ABSOLUTE_LINKS_IN) {
+    for (const { line, target, image } of relativeLinks(readMarkdown(markdown))) {
+      found.push(`${markdown}:${line}: the link ${target} is relative: on npm it leads nowhere (--write makes it ${absoluteLink(target, image)})`);
+    }
+  }
   const included = new Set(includedExamples(readMarkdown).map((e) => e.file));
   for (const file of exampleFiles()) {
     // Files a README does not show are the examples' own setup; they say so by name (`_…`,
@@ -189,7 +235,13 @@ export function write() {
       if (!existsSync(path.join(root, block.file))) throw new StepError("examples", `${markdown}:${block.line}: ${block.file} does not exist`);
       lines.splice(block.start, block.end - block.start + 1, ...renderBlock(block.file, read(block.file), block.info).split("\n"));
     }
-    const next = lines.join("\n");
+    let next = lines.join("\n");
+    if (ABSOLUTE_LINKS_IN.includes(markdown)) {
+      next = mapProse(next, (line) => line.replace(LINK, (all, image, label, target) => {
+        const url = absoluteLink(target, image === "!");
+        return url === null ? all : `${image}[${label}](${url})`;
+      }));
+    }
     if (next !== text) {
       writeFileSync(path.join(root, markdown), next);
       changed.push(markdown);

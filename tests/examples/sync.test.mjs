@@ -38,3 +38,14 @@ test("a README edited by hand, or a new unmarked block, fails the check and name
   assert.equal(found.length, 1, found.join("\n"));
   assert.match(found[0], /^README\.md:N: a ```js block that is not an example/);
 });
+
+test("README.md's links are absolute (npm shows it without the repository); --write makes them so", () => {
+  const baseline = new Set(problems());
+  const relative = (file) => (file === "README.md" ? `${readme(file)}\nSee [the size notes](docs/size.md#wasm) and ![a chart](bench/results/latest.svg).\n` : readme(file));
+  const found = problems(relative).filter((p) => !baseline.has(p));
+  assert.deepEqual(found.map((p) => p.replace(/:\d+:/, ":N:")), [
+    "README.md:N: the link docs/size.md#wasm is relative: on npm it leads nowhere (--write makes it https://github.com/captaindata-poller/captaindata-poller/blob/main/docs/size.md#wasm)",
+    "README.md:N: the link bench/results/latest.svg is relative: on npm it leads nowhere (--write makes it https://github.com/captaindata-poller/captaindata-poller/raw/main/bench/results/latest.svg)",
+  ]);
+  assert.doesNotMatch(readme("README.md").replace(/```[\s\S]*?```/g, ""), /\]\((?!https?:|#)[^)]+\)/, "no relative link in README.md");
+});
