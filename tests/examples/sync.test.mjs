@@ -2,9 +2,9 @@
 // check itself catches drift and unmarked blocks.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { parseBlocks, problems, renderBlock } from "../../scripts/examples.mjs";
+import { exampleFiles, parseBlocks, problems, renderBlock } from "../../scripts/examples.mjs";
 import { root } from "../../scripts/exec.mjs";
 
 const readme = (file) => readFileSync(path.join(root, file), "utf8");
@@ -48,4 +48,18 @@ test("README.md's links are absolute (npm shows it without the repository); --wr
     "README.md:N: the link bench/results/latest.svg is relative: on npm it leads nowhere (--write makes it https://github.com/captaindata-poller/captaindata-poller/raw/main/bench/results/latest.svg)",
   ]);
   assert.doesNotMatch(readme("README.md").replace(/```[\s\S]*?```/g, ""), /\]\((?!https?:|#)[^)]+\)/, "no relative link in README.md");
+});
+
+test("every example file is named by a test that runs or checks it", () => {
+  const tests = [];
+  const collect = (dir) => {
+    for (const name of readdirSync(path.join(root, dir))) {
+      const rel = path.join(dir, name);
+      if (statSync(path.join(root, rel)).isDirectory()) collect(rel);
+      else if (/\.(test\.)?mjs$/.test(name)) tests.push(readFileSync(path.join(root, rel), "utf8"));
+    }
+  };
+  collect("tests");
+  const untested = exampleFiles().filter((file) => !/(^|\/)[_.]/.test(file) && !tests.some((text) => text.includes(file.split(path.sep).join("/"))));
+  assert.deepEqual(untested, []);
 });
