@@ -176,6 +176,34 @@ test("a new store with the saved cursor, once the failed one is gone, goes on fr
   second.unsubscribe();
 });
 
+test("retries under way are in the state: retrying {attempt, retries, error} while polling, null after the next answer", async (t) => {
+  // Three 503s in a row on the run's reads: retried (FAST: 5 retries, 5–50 ms apart), then answered.
+  const { jobUid } = ctx.sim.createJob({ rows: 60, durationMs: 1, pageSize: 25, faults: { script: [{ kind: "any", nth: 2, respond: 503, count: 3 }] } });
+  const s = watchStore(createJobPoller({ ...ctx.connection, ...FAST, jobUid }));
+  // The glue reports `run.retrying` (RunStatus); a glue without it is not this test's subject.
+  const first = await s.until((v) => v.run !== null || ended(v));
+  if (first.run !== null && !("retrying" in first.run)) {
+    s.unsubscribe();
+    return t.skip("this build's RunStatus has no `retrying` yet");
+  }
+  const retrying = await s.until((v) => v.retrying !== null);
+  assert.ok(["loading", "polling"].includes(retrying.status), `status stays ${retrying.status} while retrying`);
+  assert.equal(retrying.retrying.attempt, 1);
+  assert.equal(retrying.retrying.retries, FAST.retry.retries);
+  assert.equal(retrying.retrying.error.status, 503);
+  assert.equal(retrying.retrying.error.code, "SERVER_ERROR");
+  assert.ok(retrying.retrying.delayMs >= 0);
+  assert.ok(!JSON.stringify(retrying.retrying).includes(ctx.connection.apiKey), "no secret in it");
+  const attempts = s.values.filter((v) => v.retrying !== null).map((v) => v.retrying.attempt);
+  const end = await s.until(ended);
+  assert.equal(end.status, "finished");
+  assert.equal(end.retrying, null, "null once it ended");
+  assert.ok(s.values.some((v, i) => i > 0 && v.retrying === null && s.values[i - 1].retrying !== null && v.status !== "finished"), "back to null at the next successful answer");
+  assert.deepEqual(s.values.filter((v) => v.retrying !== null).map((v) => v.retrying.attempt).slice(0, 3), [1, 2, 3], `attempts ${attempts}`);
+  assert.deepEqual(end.rows.map((r) => r.id), rowIds(60));
+  s.unsubscribe();
+});
+
 /** `gc()` for the heap figures (the flag must be set before the first call). */
 function collector() {
   setFlagsFromString("--expose-gc");
