@@ -125,9 +125,12 @@ export interface Summary {
    * a resume from `cursor`. `0` for a poller stopped before the module loaded.
    */
   readonly totalResults: number;
-  /** Requests this poller sent (tabs sharing a poller: those of the tab that led at the end). */
+  /**
+   * Requests this poller sent. Tabs sharing a poller: those this tab sent (while it led, or
+   * read rows it missed), the figure its `maxRequests` counts; `0` for a tab that only followed.
+   */
   readonly requests: number;
-  /** Retries this poller made (429, 5xx, timeouts, network errors, malformed bodies). */
+  /** Retries this poller made (429, 5xx, timeouts, network errors, malformed bodies); sharing tabs: this tab's. */
   readonly retries: number;
   /** Time from `start()` to the end, in ms. */
   readonly durationMs: number;
@@ -256,6 +259,16 @@ export interface JobPollerOptions<Row = DefaultRow> extends Connection {
    * @default true where `navigator.locks`, `BroadcastChannel` and `crypto.subtle` exist (secure pages); elsewhere the poller is `"alone"`
    */
   shareAcrossTabs?: boolean;
+  /**
+   * Tabs share only with pollers given the same `shareKey` (or none): it enters the name of the
+   * run's Web Lock and channel as part of a SHA-256 digest, never in clear. Pollers of one
+   * origin that should not share a run (two widgets, two users of a kiosk) get different keys;
+   * kept secret, a key narrows who can join. Same-origin scripts are still trusted (README,
+   * "Several tabs, one poller"). Checked in every runtime; it changes nothing where tabs cannot
+   * share.
+   * @default undefined
+   */
+  shareKey?: string;
   /** This tab's role or the number of tabs sharing the poller changed (never called when `"alone"`). */
   onRoleChange?: (sharing: TabSharing) => void;
 }
@@ -352,9 +365,17 @@ export interface StepResult<Row = DefaultRow> {
   readonly cursor: string;
   /** The last run status seen (`"unknown"` before the first status read). */
   readonly status: string;
-  /** True when nothing is left to do (completed, or failed with `error`). */
+  /**
+   * True only when the run is over for good: it completed, or `error` is final
+   * (`isFinalError(error)`: ALL_INPUTS_FAILED, JOB_FAILED, UNAUTHORIZED, NOT_FOUND). Keep the
+   * cursor all the same: a later step from it delivers no row again.
+   */
   readonly done: boolean;
-  /** The terminal error (with `code` and `message`), when the run or the polling failed. */
+  /**
+   * Why this step failed (with `code` and `message`). With `done: false` the failure is
+   * retryable (RETRIES_EXHAUSTED, TIMEOUT, BAD_RESPONSE, ABORTED, …): the rows in `results` are
+   * new all the same, and the next step goes on from `cursor`. Test `error && !done` for it.
+   */
   readonly error?: CaptainDataError;
   /** Requests this step sent. */
   readonly requests: number;
@@ -370,6 +391,37 @@ export declare function pollStep<Row = DefaultRow>(options: PollStepOptions): Pr
  * browser, call it once the module is loaded (`await preload()`), else it throws `LOAD_FAILED`.
  */
 export declare function classifyWebhook(payload: WebhookPayload, jobUid?: string): "created" | "succeeded" | "failed" | "other";
+
+/** Captain Data v4 run statuses; an unknown one is passed through (and is not terminal). */
+export type V4RunStatusValue =
+  | "CREATED"
+  | "INVALID"
+  | "QUEUED"
+  | "SCHEDULED"
+  | "BLOCKED"
+  | "STOPPED"
+  | "RUNNING"
+  | "FAILED"
+  | "PARTIAL_SUCCEEDED"
+  | "SUCCEEDED"
+  | (string & {});
+
+/** What a Captain Data v4 run status means (frozen). */
+export interface V4StatusClass {
+  /** `"succeeded"` and `"failed"` end the run; `"paused"` (`BLOCKED`) may last; unknown statuses are `"active"`. */
+  readonly class: "active" | "paused" | "succeeded" | "failed";
+  /** The v3 status a reader of the run is shown (`PARTIAL_SUCCEEDED` is `"warning"`, `INVALID` `"shutdown"`). */
+  readonly v3Status: "pending" | "running" | "paused" | "finished" | "warning" | "shutdown" | "stopped";
+  /** For a failure, the final error its reader ends with: `INVALID` is `ALL_INPUTS_FAILED`, `FAILED`/`STOPPED` `JOB_FAILED`. */
+  readonly errorCode: "ALL_INPUTS_FAILED" | "JOB_FAILED" | null;
+}
+
+/**
+ * Classifies a Captain Data v4 run status (case-insensitive) by the package's one set of rules,
+ * the worker's for its v4 runs. Loads the module if needed; a status that is not a string
+ * rejects with a `TypeError`.
+ */
+export declare function classifyV4Status(status: V4RunStatusValue): Promise<V4StatusClass>;
 
 /** What {@link scheduleWorkflow} resolves with. */
 export interface Scheduled {

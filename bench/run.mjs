@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { startSimServer } from "../sim/server.mjs";
 import { CONTESTANTS, contestant, plays } from "./contestants/index.mjs";
 import { costCurve, figures } from "./figures.mjs";
+import { measureBigRun } from "./demo-big-run.mjs";
 import { machine, shippedSize } from "./machine.mjs";
 import { chartSvg, markdownTable } from "./report.mjs";
 import { scaledOptions, scaledSpec, selectWorkloads } from "./workloads.mjs";
@@ -22,6 +23,8 @@ export const DEFAULT_OUT = path.join(here, "results");
 const API_KEY = "bench-key";
 const PROJECT_ID = "bench-project";
 const CHARTED = new Set(["bursty", "large"]);
+/** Not a workload of the contestants: the demo page in Chromium (bench/demo-big-run.mjs). */
+const DEMO_BIG_RUN = "demo-big-run";
 /** A run already over, one full 1000-row page: what a bare fetch of a status and a page costs. */
 const CALIBRATION = (id) => ({ jobUid: `${id}-calibration`, rows: 1000, pageSize: 1000, durationMs: 1, startDelayMs: 0 });
 
@@ -137,7 +140,10 @@ async function runWorkload(server, workload, who, trials, log) {
  *   overrides every workload's own number of trials.
  */
 export async function runBench({ workloads = [], contestants = [], outDir = DEFAULT_OUT, log = console.error, print = true, trials } = {}) {
-  const selected = selectWorkloads(workloads);
+  const withDemo = workloads.length === 0 || workloads.includes(DEMO_BIG_RUN);
+  const named = workloads.filter((id) => id !== DEMO_BIG_RUN);
+  // `demo-big-run` alone runs only the demo; no name at all runs everything.
+  const selected = named.length === 0 && workloads.length > 0 ? [] : selectWorkloads(named);
   const who = contestants.length === 0 ? CONTESTANTS : contestants.map(contestant);
   const loadBefore = loadavg()[0];
   const server = await startSimServer({ apiKey: API_KEY, projectId: PROJECT_ID, seed: 7 });
@@ -147,6 +153,8 @@ export async function runBench({ workloads = [], contestants = [], outDir = DEFA
   } finally {
     await server.close();
   }
+  const demoBigRun = withDemo ? await measureBigRun() : undefined;
+  if (demoBigRun) log(`bench: ${DEMO_BIG_RUN}: ${demoBigRun.longTasks} long tasks, the longest ${demoBigRun.longestTaskMs} ms, at most ${demoBigRun.mostRowsInDom} <tr>s`);
   const report = {
     date: new Date().toISOString(),
     machine: machine(),
@@ -154,6 +162,7 @@ export async function runBench({ workloads = [], contestants = [], outDir = DEFA
     size: await shippedSize(),
     workloads: selected.map(({ id, what, jobs, trials: t, scale, spec, faults }) => ({ id, what, jobs, trials: trials ?? t ?? 1, scale, spec, faults, options: scaledOptions({ scale }) })),
     results,
+    ...(demoBigRun ? { demoBigRun } : {}),
   };
   const table = writeOutputs(report, outDir);
   if (print) process.stdout.write(table);

@@ -50,12 +50,12 @@ async function main(argv, env, stops) {
     throw new UsageError(`unknown command ${JSON.stringify(command)}${didYouMean(command, Object.keys(COMMANDS))}`, { usage: "main" });
   }
   const { values, target } = parseCommand(command, rest);
-  const connection = await connectionFrom(values, env);
-  const redact = redactor(connection.apiKey);
+  const { connection, access } = await connectionFrom(values, env);
+  const redact = redactor(access.secrets);
   const reporter = createReporter({ quiet: values.quiet, env, redact });
   stops.useReporter(reporter);
   try {
-    return await COMMAND_RUNNERS[command]({ target, values, connection, reporter, interrupt: stops });
+    return await COMMAND_RUNNERS[command]({ target, values, connection, access, reporter, interrupt: stops });
   } catch (error) {
     reporter.end();
     throw Object.assign(error, { redact });

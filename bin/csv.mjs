@@ -90,12 +90,33 @@ export function parseCsvObjects(text) {
   });
 }
 
-/** One CSV cell: strings as they are, objects and arrays as JSON, null/undefined empty; quoted when needed. */
-export function csvField(value) {
-  const text =
+/**
+ * A cell that a spreadsheet would run as a formula starts with one of these (OWASP, "CSV
+ * Injection"): `=HYPERLINK(…)`, `+cmd|' /C calc'!A0`, `@SUM(A1)`, `-1+1`, a tab, a carriage return.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** Control characters a terminal acts on (C0 but tab and line feed, DEL, C1): moving the cursor, recolouring, retitling. */
+const TERMINAL_CONTROLS = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/**
+ * One CSV cell: strings as they are, objects and arrays as JSON, null/undefined empty; quoted
+ * when needed. Unless `raw`, a text that would start a formula gets a leading `'` (a spreadsheet
+ * shows the text; a JSON number, such as -5, stays a number). `terminal`: the control
+ * characters are removed first (the cell is about to be shown, not stored).
+ * @param {unknown} value
+ * @param {{ raw?: boolean, terminal?: boolean }} [options]
+ */
+export function csvField(value, { raw = false, terminal = false } = {}) {
+  let text =
     value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value);
+  if (terminal) text = text.replace(TERMINAL_CONTROLS, "");
+  if (!raw && typeof value !== "number" && FORMULA_START.test(text)) text = `'${text}`;
   return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
-/** One CSV line (CRLF-free: `\n` ends it) of `values`. */
-export const csvLine = (values) => `${values.map(csvField).join(",")}\n`;
+/** A header name read back from a file this writer wrote: the `'` it added taken off again. */
+export const unescapedCell = (text) => (text.startsWith("'") && FORMULA_START.test(text.slice(1)) ? text.slice(1) : text);
+
+/** One CSV line (CRLF-free: `\n` ends it) of `values`; `options` as for csvField. */
+export const csvLine = (values, options) => `${values.map((value) => csvField(value, options)).join(",")}\n`;

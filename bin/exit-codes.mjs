@@ -33,19 +33,21 @@ const BY_CODE = {
 /** The exit code for a terminal error; 1 for anything else (the message says what). */
 export const exitCodeFor = (error) => BY_CODE[error?.code] ?? EXIT.RUN_FAILED;
 
-/** The table printed by every `--help`. */
+/** The table printed by the top-level `--help` (each command's help points to it). */
 export const EXIT_CODES_HELP = `Exit codes:
   0    the run succeeded (also "warning": some inputs failed; a note says so)
   1    the run failed (JOB_FAILED, ALL_INPUTS_FAILED), or another error the message names
        (e.g. the disk of --out is full)
   2    usage error: a flag, a file or an environment variable (the message names it)
   3    authentication failed or no such run/workflow (UNAUTHORIZED, NOT_FOUND)
-  4    gave up: TIMEOUT, BUDGET_EXHAUSTED, RETRIES_EXHAUSTED (scheduling: RATE_LIMITED,
+  4    gave up: TIMEOUT, BUDGET_EXHAUSTED, RETRIES_EXHAUSTED (the command that resumes is
+       printed), a connection refused before any answer (scheduling: RATE_LIMITED,
        SERVER_ERROR, NETWORK_ERROR)
   5    status --exit-status only: the run has not ended yet
   129  stopped by SIGHUP (the terminal closed), as on Ctrl-C
-  130  interrupted (Ctrl-C): the batch being written is finished, the state saved, and
-       the command that resumes is printed; a second Ctrl-C exits at once
+  130  interrupted (Ctrl-C, or SIGINT sent to npx): the batch being written is finished,
+       the state saved, and the command that resumes is printed; a second Ctrl-C exits
+       at once. A run that ended before the signal exits by how it ended, not 130
   141  the reader of stdout went away (\`| head\`): the poller stops at once, silently;
        --state holds only the batches written whole
   143  stopped by SIGTERM, as on Ctrl-C`;

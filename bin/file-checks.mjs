@@ -50,12 +50,29 @@ export async function checkWritableFile(flag, file, { byRename = false } = {}) {
   }
 }
 
-/** The checks of `watch` and `run` on `--out` and `--state`, before any request. */
-export async function checkOutputFiles(values) {
+/**
+ * An `--out` file that holds something is not cut to start a new document unless `--force`
+ * says so: its rows may be all that is left of an earlier run. (A device such as /dev/null,
+ * or an empty file, loses nothing.)
+ */
+async function checkNotReplacing(out) {
+  const info = await statOrNull(out).catch(() => null);
+  if (!info?.isFile() || info.size === 0) return;
+  throw new UsageError(
+    `--out ${out}: the file exists (${info.size.toLocaleString("en")} bytes) and would be replaced: pass --force to replace it, or give another file (--state FILE keeps where a watch stopped, to continue it later)`,
+  );
+}
+
+/**
+ * The checks of `watch` and `run` on `--out` and `--state`, before any request.
+ * `continuing`: the output continues what a --state file or --cursor describes.
+ */
+export async function checkOutputFiles(values, { continuing = false } = {}) {
   const { out, state } = values;
   if (out !== undefined && state !== undefined && path.resolve(out) === path.resolve(state)) {
     throw new UsageError(`--out and --state both name ${out}: the state needs a file of its own`);
   }
   if (out !== undefined) await checkWritableFile("out", out);
+  if (out !== undefined && !continuing && !values.force) await checkNotReplacing(out);
   if (state !== undefined) await checkWritableFile("state", state, { byRename: true });
 }

@@ -9,6 +9,8 @@ const CONNECTION = {
   "base-url": { type: "string" },
   "api-key-file": { type: "string" },
   "project-id": { type: "string" },
+  header: { type: "string", multiple: true },
+  "read-token": { type: "string" },
   help: { type: "boolean", short: "h" },
 };
 const WATCH = {
@@ -20,6 +22,8 @@ const WATCH = {
   interval: { type: "string" },
   timeout: { type: "string" },
   quiet: { type: "boolean", short: "q" },
+  force: { type: "boolean" },
+  "csv-raw": { type: "boolean" },
 };
 
 /** Each command: its flags and the name of its one positional argument. */
@@ -35,6 +39,7 @@ const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 export function parseDuration(flag, text) {
   const found = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text.trim());
   const ms = found ? Math.round(Number(found[1]) * UNITS[found[2]]) : NaN;
+  if (ms === 0) throw new UsageError(`--${flag}: the duration must be above zero (got ${JSON.stringify(text)}), e.g. 10s`);
   if (!(ms > 0)) {
     const hint = /^\d+(\.\d+)?$/.test(text.trim()) ? ": add a unit" : "";
     throw new UsageError(`--${flag}: expected a duration such as 10s, 500ms or 2m (got ${JSON.stringify(text)})${hint}`);

@@ -1,21 +1,40 @@
-// `--help` texts: one per command, each with an example and the exit codes.
+// `--help` texts: one per command, each with an example; the exit codes in the top-level
+// help only (each command's help points there).
 import { EXIT_CODES_HELP } from "./exit-codes.mjs";
 
 const CONNECTION = `Connection:
   CAPTAINDATA_API_KEY       the API key (never printed); or --api-key-file FILE
   CAPTAINDATA_PROJECT_ID    the project uid; or --project-id ID
-  --base-url URL            another API root: a proxy, or the simulator of npm start
+  --base-url URL            another API root, ending in its version (/v3): a proxy such as
+                            the project's worker, or the simulator of npm start
                             (http://127.0.0.1:8080/v3). Default https://api.captaindata.co/v3
+  CAPTAINDATA_READ_TOKEN    through the worker: the run's read token (from its /track), sent
+                            as the x-read-token header; or --read-token TOKEN. With it, the
+                            key and project of the environment are not sent to --base-url
+  --header "NAME: VALUE"    an extra request header, e.g. a proxy's own token (repeatable).
+                            Without a key, --base-url needs one of these two: the
+                            credentials the proxy checks. Token and header values are
+                            never printed (nor put in the resume command: give them again)
   -h, --help                this help`;
+
+const EXIT_CODES_POINTER = "Exit codes: listed by captaindata-poller --help.";
 
 const OUTPUT = `Output (rows only on stdout, or in --out; progress and messages on stderr):
   --format ndjson|csv|json  ndjson (default): one JSON object per line.
                             csv: a header from the fields of the first rows, and a last
                             column _extra_fields: a field that first appears later goes
                             there, as JSON, and is named once on stderr (nothing is lost);
-                            objects and arrays are written as JSON.
+                            objects and arrays are written as JSON. A cell or header that
+                            starts with = + - @, a tab or a carriage return gets a leading '
+                            so that a spreadsheet shows it as text, not a formula (numbers
+                            stay numbers).
                             json: one array, rows written as they arrive, closed at the end
-  --out FILE                write the rows to FILE instead of stdout (- : stdout)
+  --csv-raw                 csv: write such cells as they are (for a program, not a
+                            spreadsheet)
+  --out FILE                write the rows to FILE instead of stdout (- : stdout); a new
+                            file is readable by you only (mode 0600). An existing file is
+                            not replaced without --force (or continued with --state)
+  --force                   replace an existing --out file
   --state FILE              keep where the rows stopped in FILE, after every written batch;
                             the same command again continues there, with no row twice
   --cursor TOKEN            start after the rows a cursor covers (printed on Ctrl-C when there
@@ -29,9 +48,12 @@ Polling:
 Progress: on a terminal, one line rewritten in place (rows, status, requests, retries,
 elapsed), cut to the terminal's width; piped or redirected, or TERM=dumb, plain log lines.
 NO_COLOR: no colours and no escape codes (the line is rewritten with a carriage return).
-Ctrl-C (or SIGTERM, SIGHUP) stops at once, finishes the batch being written, saves the
-state and prints the command that resumes; a second one exits immediately. When the reader
-of stdout goes away (\`| head -n 3\`), the poller stops at once and exits 141, silently.`;
+Rows shown on a terminal carry no control character (removed from CSV cells, escaped in
+JSON). Ctrl-C (or SIGTERM, SIGHUP, also sent to npx) stops at once, finishes the batch being
+written, saves the state and prints the command that resumes; a second one exits
+immediately. Giving up (--timeout, retries exhausted) prints that command too. A refused
+connection before any answer ends the command at once (exit 4). When the reader of stdout
+goes away (\`| head -n 3\`), the poller stops at once and exits 141, silently.`;
 
 /** The usage lines printed after a command line that does not parse. */
 export const USAGE = {
@@ -72,11 +94,13 @@ ${OUTPUT}
 
 ${CONNECTION}
 
-${EXIT_CODES_HELP}
+${EXIT_CODES_POINTER}
 
 Example:
   captaindata-poller watch 5d1c0e6a-… --out rows.ndjson --state rows.state.json
   # Ctrl-C, then the same command again: it continues after the last row written
+  # through the project's worker, with the run's read token (no API key here):
+  CAPTAINDATA_READ_TOKEN=… captaindata-poller watch 5d1c0e6a-… --base-url https://<worker>/v3
 `,
   run: `Usage: captaindata-poller run <workflowUid> --inputs FILE [options]
 
@@ -95,7 +119,7 @@ ${OUTPUT}
 
 ${CONNECTION}
 
-${EXIT_CODES_HELP}
+${EXIT_CODES_POINTER}
 
 Example:
   captaindata-poller run 0c7a3b1e-… --inputs profiles.csv --job-name "Q3 leads" --format csv --out leads.csv
@@ -114,7 +138,7 @@ could not be reached.
 
 ${CONNECTION}
 
-${EXIT_CODES_HELP}
+${EXIT_CODES_POINTER}
 
 Example:
   captaindata-poller status 5d1c0e6a-… --json

@@ -2,6 +2,7 @@
 // fsynced, so the resume state written after it is never ahead of the rows on disk.
 import { open } from "node:fs/promises";
 import { fsReason } from "./file-checks.mjs";
+import { PRIVATE_FILE_MODE } from "./state-file.mjs";
 import { UsageError } from "./usage-error.mjs";
 
 /** A failure to write the rows: the message names where they were going. */
@@ -46,12 +47,13 @@ export async function fileSink(file, { at }) {
   const target = `--out ${file}`;
   let handle;
   try {
-    // Positioned writes need "r+" ("a" would ignore the position); "w" for a new file.
-    handle = at === null ? await open(file, "w") : await open(file, "r+").catch((error) => {
+    // Positioned writes need "r+" ("a" would ignore the position); "w" for a new file, which
+    // is created readable by its owner only (an existing one keeps its mode).
+    handle = at === null ? await open(file, "w", PRIVATE_FILE_MODE) : await open(file, "r+").catch((error) => {
       if (error.code !== "ENOENT") throw error;
       // Gone, though the --state file says it holds rows: say so, and create nothing.
       if (typeof at === "number" && at > 0) throw new UsageError(`${target} does not exist, but the --state file recorded ${at} bytes in it: remove the --state file to start again`);
-      return open(file, "w");
+      return open(file, "w", PRIVATE_FILE_MODE);
     });
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -89,7 +91,8 @@ export async function fileSink(file, { at }) {
       });
       bytes += data.length;
     },
-    sync: () => guard(() => handle.sync()),
+    // A device or a FIFO (/dev/null, a named pipe) cannot be fsynced: nothing to make durable.
+    sync: () => guard(() => handle.sync().catch((error) => (["EINVAL", "ENOTSUP"].includes(error.code) ? undefined : Promise.reject(error)))),
     /** The last `n` bytes before the write position, as text (to continue a JSON array). */
     async tail(n) {
       const length = Math.min(n, bytes);

@@ -63,7 +63,7 @@ export function createReporter({ stream = process.stderr, quiet = false, env = p
     shown = 0;
   };
   const render = ({ rows, status, requests, retries, startedAt }) => {
-    const parts = [plural(rows, "row"), status == null ? "starting" : printable(String(status)), plural(requests, "request"), plural(retries, "retry", "retries"), formatElapsed(now() - startedAt)];
+    const parts = [plural(rows, "row"), status == null ? "starting" : printable(redact(String(status))), plural(requests, "request"), plural(retries, "retry", "retries"), formatElapsed(now() - startedAt)];
     const kept = keptParts(parts, width());
     if (kept === 0) {
       const text = fitTo(parts.join(" · "), width());

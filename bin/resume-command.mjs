@@ -1,6 +1,8 @@
-// The exact command that continues an interrupted watch, printed on Ctrl-C. It repeats the
-// flags that shape the output and the connection (never the key: it stays in the environment
-// or its file) and resumes from `--state`, or from `--cursor` when there is no state file.
+// The exact command that continues an interrupted watch, printed on Ctrl-C and when the
+// poller gives up. It repeats the flags that shape the output and the connection, never a
+// secret (the key stays in the environment or its file; a read token or a header value given
+// as a flag is named, not printed), and resumes from `--state`, or from `--cursor` when there
+// is no state file.
 import path from "node:path";
 
 /**
@@ -21,6 +23,7 @@ export function shellQuote(word) {
 }
 
 const CARRIED = ["format", "out", "state", "base-url", "api-key-file", "project-id", "interval", "timeout"];
+const CARRIED_SWITCHES = ["csv-raw"];
 
 /**
  * @param {{ jobUid: string, values: Record<string, any>, cursor: string | null }} watch
@@ -29,7 +32,25 @@ const CARRIED = ["format", "out", "state", "base-url", "api-key-file", "project-
 export function resumeCommand({ jobUid, values, cursor }, prefix = invocation()) {
   const words = [...prefix, "watch", jobUid];
   for (const flag of CARRIED) if (values[flag] !== undefined) words.push(`--${flag}`, values[flag]);
+  for (const flag of CARRIED_SWITCHES) if (values[flag]) words.push(`--${flag}`);
   if (values.state === undefined && cursor) words.push("--cursor", cursor);
   if (values.quiet) words.push("--quiet");
   return words.map(shellQuote).join(" ");
+}
+
+/** What the command leaves out because it holds secrets, and how to give it again; "" when nothing. */
+export function leftOutNote(values) {
+  const missing = [];
+  if (values["read-token"] !== undefined) missing.push("the read token: set CAPTAINDATA_READ_TOKEN, or add --read-token TOKEN");
+  for (const header of values.header ?? []) {
+    const name = header.slice(0, Math.max(0, header.indexOf(":"))).trim();
+    missing.push(`add --header "${name}: …" with its value`);
+  }
+  return missing.length === 0 ? "" : `(secrets are not printed; give them again: ${missing.join("; ")})`;
+}
+
+/** "To resume:", the command, and the note on what it leaves out: the lines printed after a stop. */
+export function resumeText(watch, { heading = "To resume:", prefix = invocation() } = {}) {
+  const note = leftOutNote(watch.values);
+  return `${heading}\n  ${resumeCommand(watch, prefix)}${note ? `\n  ${note}` : ""}`;
 }

@@ -1,7 +1,7 @@
 // Where a watch writes its rows, and how it continues what an earlier invocation wrote: a
 // new document, the one the --state file describes (cut back to its last recorded batch),
 // or, after --cursor, what the --out file holds.
-import { parseCsvRecords } from "./csv.mjs";
+import { parseCsvRecords, unescapedCell } from "./csv.mjs";
 import { fileSink, stdoutSink } from "./output.mjs";
 import { createRowFormat } from "./row-format.mjs";
 import { UsageError } from "./usage-error.mjs";
@@ -13,6 +13,10 @@ export function checkState(state, { jobUid, values, format, out }) {
   if (state.format !== format) throw new UsageError(`--format ${format}: --state ${file} was written with --format ${state.format}`);
   if (state.out !== out) throw new UsageError(`--out: --state ${file} was written for ${state.out === null ? "stdout" : `--out ${state.out}`}`);
   if (values.cursor !== undefined) throw new UsageError(`--cursor: --state ${file} already holds where to resume; give one or the other`);
+  // One CSV document, one rule for formula-like cells (older state files have no such field).
+  if (format === "csv" && Boolean(state.csvRaw) !== Boolean(values["csv-raw"])) {
+    throw new UsageError(`--csv-raw: --state ${file} was written ${state.csvRaw ? "with" : "without"} it; give the same flags again`);
+  }
 }
 
 /**
@@ -20,6 +24,7 @@ export function checkState(state, { jobUid, values, format, out }) {
  * describes (cut back to its last recorded batch), or, after `--cursor`, what the file holds.
  */
 export async function openRows({ values, state, format: name, reporter }) {
+  const cells = { csvRaw: Boolean(values["csv-raw"]) };
   const onLateField = (field, row, extraColumn) =>
     reporter.note(
       `--format csv: field ${JSON.stringify(field)} first appears in row ${row.toLocaleString("en")}, after the header was written: ${
@@ -27,19 +32,21 @@ export async function openRows({ values, state, format: name, reporter }) {
       }`,
     );
   if (values.out === undefined) {
-    // stdout: every invocation writes a whole document of the rows it delivers.
-    return { output: stdoutSink(), format: createRowFormat(name, { onLateField }) };
+    // stdout: every invocation writes a whole document of the rows it delivers. On a
+    // terminal, no row can carry a control sequence to it.
+    return { output: stdoutSink(), format: createRowFormat(name, { ...cells, terminal: Boolean(process.stdout.isTTY), onLateField }) };
   }
   if (state) {
     const output = await fileSink(values.out, { at: state.outBytes });
-    return { output, format: createRowFormat(name, { rowsBefore: state.rows, columns: state.columns, onLateField }) };
+    return { output, format: createRowFormat(name, { ...cells, rowsBefore: state.rows, columns: state.columns, onLateField }) };
   }
-  if (values.cursor === undefined) return { output: await fileSink(values.out, { at: null }), format: createRowFormat(name, { onLateField }) };
+  if (values.cursor === undefined) return { output: await fileSink(values.out, { at: null }), format: createRowFormat(name, { ...cells, onLateField }) };
   const output = await fileSink(values.out, { at: "end" });
-  if (output.bytes === 0) return { output, format: createRowFormat(name, { onLateField }) };
+  if (output.bytes === 0) return { output, format: createRowFormat(name, { ...cells, onLateField }) };
   if (name === "csv") {
-    const columns = parseCsvRecords(await output.firstLine())[0]?.fields ?? null;
-    return { output, format: createRowFormat(name, { rowsBefore: 1, columns, onLateField }) };
+    const read = parseCsvRecords(await output.firstLine())[0]?.fields ?? null;
+    const columns = read && !cells.csvRaw ? read.map(unescapedCell) : read;
+    return { output, format: createRowFormat(name, { ...cells, rowsBefore: 1, columns, onLateField }) };
   }
   if (name === "json") {
     // Continue the array: drop its closing bracket, and know whether a row precedes.
@@ -47,7 +54,7 @@ export async function openRows({ values, state, format: name, reporter }) {
     const closed = /\n?\]\s*$/.exec(tail);
     if (closed) await output.cutTo(output.bytes - (tail.length - closed.index));
     const rowsBefore = (await output.tail(1)) === "[" ? 0 : 1;
-    return { output, format: createRowFormat(name, { rowsBefore, onLateField }) };
+    return { output, format: createRowFormat(name, { ...cells, rowsBefore, onLateField }) };
   }
-  return { output, format: createRowFormat(name, { onLateField }) };
+  return { output, format: createRowFormat(name, { ...cells, onLateField }) };
 }

@@ -7,19 +7,23 @@ export const FORMATS = Object.freeze(["ndjson", "csv", "json"]);
 /**
  * @param {"ndjson" | "csv" | "json"} name
  * @param {{ rowsBefore?: number, columns?: string[] | null,
- *   onLateField?: (field: string, rowNumber: number, extraColumn: string | null) => void }} [resume]
+ *   onLateField?: (field: string, rowNumber: number, extraColumn: string | null) => void,
+ *   csvRaw?: boolean, terminal?: boolean }} [resume]
  *   `rowsBefore`: rows already in the document; `columns`: the CSV header already written;
  *   `onLateField(field, rowNumber, extraColumn)`: a CSV field first seen after the header
- *   was written (in `extraColumn`, or left out when it is null).
+ *   was written (in `extraColumn`, or left out when it is null); `csvRaw`: CSV cells that
+ *   start like a formula are written as they are (no leading `'`); `terminal`: the rows are
+ *   shown on a terminal, so no control character reaches it.
  * @returns {{ start(): string, rows(rows: any[]): string, end(): string, columns: string[] | null }}
  */
-export function createRowFormat(name, { rowsBefore = 0, columns = null, onLateField = () => {} } = {}) {
+export function createRowFormat(name, { rowsBefore = 0, columns = null, onLateField = () => {}, csvRaw = false, terminal = false } = {}) {
   let written = rowsBefore;
+  const json = terminal ? terminalJson : JSON.stringify;
   if (name === "ndjson") {
     return {
       columns: null,
       start: () => "",
-      rows: (rows) => rows.map((row) => `${JSON.stringify(row)}\n`).join(""),
+      rows: (rows) => rows.map((row) => `${json(row)}\n`).join(""),
       end: () => "",
     };
   }
@@ -30,16 +34,23 @@ export function createRowFormat(name, { rowsBefore = 0, columns = null, onLateFi
       columns: null,
       start: () => (written === 0 ? "[" : ""),
       rows(rows) {
-        const text = rows.map((row, i) => `${written + i === 0 ? "" : ","}\n${JSON.stringify(row)}`).join("");
+        const text = rows.map((row, i) => `${written + i === 0 ? "" : ","}\n${json(row)}`).join("");
         written += rows.length;
         return text;
       },
       end: () => "\n]\n",
     };
   }
-  if (name === "csv") return csvFormat(columns, written, onLateField);
+  if (name === "csv") return csvFormat(columns, written, onLateField, { raw: csvRaw, terminal });
   throw new TypeError(`unknown format ${JSON.stringify(name)}`);
 }
+
+/**
+ * JSON for a terminal: JSON.stringify escapes C0 controls but writes DEL and the C1 controls
+ * (U+0080–U+009F: `\x9b` is a CSI to many terminals) as they are. Escaped here: the same value.
+ */
+const terminalJson = (row) =>
+  JSON.stringify(row).replace(/[\x7f-\x9f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 
 /** The last CSV column: the fields of a row that the header has no column for, as JSON. */
 export const EXTRA_COLUMN = "_extra_fields";
@@ -52,7 +63,7 @@ const isExtraColumn = (name) => /^_+extra_fields$/.test(name ?? "");
  * row has none) and is named once through `onLateField`: nothing is lost. A header resumed
  * without that column (a file written by another tool) leaves late fields out.
  */
-function csvFormat(columns, rowsBefore, onLateField) {
+function csvFormat(columns, rowsBefore, onLateField, cellOptions) {
   let header = columns;
   let fields = columns && isExtraColumn(columns.at(-1)) ? columns.slice(0, -1) : columns;
   let rowNumber = rowsBefore;
@@ -78,7 +89,7 @@ function csvFormat(columns, rowsBefore, onLateField) {
         let extra = EXTRA_COLUMN;
         while (known.has(extra)) extra = `_${extra}`;
         header = [...fields, extra];
-        text += csvLine(header);
+        text += csvLine(header, cellOptions);
       }
       for (const row of rows) {
         rowNumber += 1;
@@ -87,7 +98,7 @@ function csvFormat(columns, rowsBefore, onLateField) {
           late.add(field);
           onLateField(field, rowNumber, header.length > fields.length ? header.at(-1) : null);
         }
-        text += csvLine(cells(row));
+        text += csvLine(cells(row), cellOptions);
       }
       return text;
     },

@@ -5,11 +5,13 @@
 import { readFile } from "node:fs/promises";
 import { optionError } from "./connection.mjs";
 import { CsvError, parseCsvObjects } from "./csv.mjs";
-import { exitCodeFor } from "./exit-codes.mjs";
+import { EXIT, exitCodeFor } from "./exit-codes.mjs";
+import { failureText } from "./failure-text.mjs";
 import { checkOutputFiles, fsReason } from "./file-checks.mjs";
 import { loadPackage, settle } from "./package-entry.mjs";
 import { plural } from "./progress.mjs";
-import { resumeCommand } from "./resume-command.mjs";
+import { failsAtOnce, observedFetch, refusedText } from "./requests.mjs";
+import { resumeText } from "./resume-command.mjs";
 import { readState } from "./state-file.mjs";
 import { UsageError } from "./usage-error.mjs";
 import { watch } from "./watch.mjs";
@@ -87,8 +89,8 @@ async function readSteps(file, reporter) {
 }
 
 /** Resolves with the exit code. */
-export async function run({ workflowUid, values, connection, reporter, interrupt }) {
-  const ctx = { values, connection, reporter, interrupt, workflowUid };
+export async function run({ workflowUid, values, connection, access, reporter, interrupt }) {
+  const ctx = { values, connection, access, reporter, interrupt, workflowUid };
   const saved = values.state === undefined ? null : await readState(values.state);
   if (saved) {
     if (saved.workflowUid !== workflowUid) {
@@ -98,7 +100,7 @@ export async function run({ workflowUid, values, connection, reporter, interrupt
     return watch({ ...ctx, jobUid: saved.jobUid });
   }
   // Everything that can be refused is refused before the run exists (a run costs credits).
-  await checkOutputFiles(values);
+  await checkOutputFiles(values, { continuing: values.cursor !== undefined });
   const inputs = await readInputs(values.inputs, reporter);
   const steps = await readSteps(values.steps, reporter);
   const body = { job_name: values["job-name"] ?? `captaindata-poller ${new Date().toISOString()}`, steps, inputs };
@@ -107,8 +109,9 @@ export async function run({ workflowUid, values, connection, reporter, interrupt
   let scheduling = true;
   interrupt.on(() => scheduling && reporter.say("waiting for the schedule request's answer, to print the new run's job uid…"));
   let scheduled;
+  const requests = observedFetch();
   try {
-    scheduled = await settle(scheduleWorkflow(connection, workflowUid, body));
+    scheduled = await settle(scheduleWorkflow({ ...connection, fetch: requests.fetch }, workflowUid, body));
   } catch (error) {
     throw error instanceof TypeError ? optionError(error) : error;
   } finally {
@@ -116,15 +119,19 @@ export async function run({ workflowUid, values, connection, reporter, interrupt
   }
   if (scheduled.error) {
     if (scheduled.error instanceof TypeError) throw optionError(scheduled.error);
-    const { code, message } = scheduled.error;
-    reporter.say(`error: scheduling workflow ${workflowUid} failed: ${code ? `${code}: ` : ""}${message}`);
+    const noAnswer = requests.seen.lastNoAnswer;
+    if (noAnswer && failsAtOnce(noAnswer, { first: requests.seen.answered === 0 })) {
+      reporter.say(`error: scheduling workflow ${workflowUid} failed: ${refusedText(noAnswer, values)}`);
+      return EXIT.GAVE_UP;
+    }
+    reporter.say(`error: scheduling workflow ${workflowUid} failed: ${failureText(scheduled.error, { access, lastNoAnswer: noAnswer })}`);
     return exitCodeFor(scheduled.error);
   }
   const { jobUid } = scheduled.value;
   reporter.say(`scheduled run ${jobUid} of workflow ${workflowUid} (${plural(inputs.length, "input")})`);
   if (interrupt.requested) {
     // Ctrl-C while the schedule request was out: the run exists; say how to watch it.
-    reporter.say(`interrupted before any row. To watch the run:\n  ${resumeCommand({ jobUid, values, cursor: null })}`);
+    reporter.say(`interrupted before any row. ${resumeText({ jobUid, values, cursor: null }, { heading: "To watch the run:" })}`);
     return interrupt.exitCode;
   }
   return watch({ ...ctx, jobUid });

@@ -1,6 +1,9 @@
 // `--state FILE`: where a watch stands, rewritten after every batch that reached the output.
 // Written to a temporary file, fsynced, then renamed over the old one: a crash leaves either
-// the old state or the new one, never a torn file, and never a state ahead of the rows.
+// the old state or the new one, never a torn file, and never a state ahead of the rows. The
+// temporary file has a random name and is created exclusively, readable by its owner only: a
+// link planted in the directory cannot make the CLI write through it.
+import { randomBytes } from "node:crypto";
 import { open, readFile, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { fsReason } from "./file-checks.mjs";
@@ -44,10 +47,14 @@ export async function readState(file) {
   return state;
 }
 
+/** Owner read and write only: the state names the run and the output; the rows are personal data. */
+export const PRIVATE_FILE_MODE = 0o600;
+
 /** Replaces `file` with `state`, atomically and durably. */
 export async function writeState(file, state) {
-  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  const handle = await open(temporary, "w");
+  const temporary = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(8).toString("hex")}.tmp`);
+  // "wx": O_CREAT | O_EXCL, which fails on any existing name, a symbolic link included.
+  const handle = await open(temporary, "wx", PRIVATE_FILE_MODE);
   try {
     await handle.writeFile(`${JSON.stringify({ version: VERSION, ...state }, null, 2)}\n`);
     await handle.sync();

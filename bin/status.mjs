@@ -2,8 +2,10 @@
 // JobPoller stopped at its first status), printed for a human or as JSON (`--json`).
 import { optionError } from "./connection.mjs";
 import { EXIT, exitCodeFor } from "./exit-codes.mjs";
+import { failureText } from "./failure-text.mjs";
 import { loadPackage, settle } from "./package-entry.mjs";
 import { printable } from "./progress.mjs";
+import { failsAtOnce, observedFetch, refusedText } from "./requests.mjs";
 
 const FIELDS = [
   ["status", "status"],
@@ -41,13 +43,22 @@ export function exitCodeOfRun(run) {
 }
 
 /** Resolves with the exit code: 0 once the run was read, whatever its status (`--exit-status`: by its state). */
-export async function status({ jobUid, values, connection, reporter }) {
+export async function status({ jobUid, values, connection, access, reporter }) {
   const { JobPoller } = await loadPackage();
   let run = null;
   let poller;
+  let refused = null;
+  const requests = observedFetch({
+    onNoAnswer(reason, { first }) {
+      if (!failsAtOnce(reason, { first })) return;
+      refused = reason;
+      poller.stop();
+    },
+  });
   try {
     poller = new JobPoller({
-      ...Object.fromEntries(Object.entries(connection).filter(([, v]) => v !== undefined)),
+      ...connection,
+      fetch: requests.fetch,
       jobUid,
       readMode: "status", // the first request is the run's status
       onStatus(seen) {
@@ -64,8 +75,12 @@ export async function status({ jobUid, values, connection, reporter }) {
     process.stdout.write(values.json ? `${JSON.stringify(run, null, 2)}\n` : describeRun(jobUid, run));
     return values["exit-status"] ? exitCodeOfRun(run) : EXIT.OK;
   }
+  if (refused) {
+    reporter.say(`error: ${refusedText(refused, values)}`);
+    return EXIT.GAVE_UP;
+  }
   const error = outcome.error;
   if (error instanceof TypeError) throw optionError(error);
-  reporter.say(`error: ${error?.code ? `${error.code}: ` : ""}${error?.message ?? "the run's status could not be read"}`);
+  reporter.say(`error: ${error ? failureText(error, { access, lastNoAnswer: requests.seen.lastNoAnswer }) : "the run's status could not be read"}`);
   return error ? exitCodeFor(error) : EXIT.RUN_FAILED;
 }

@@ -1,39 +1,27 @@
 // `watch <jobUid>` (and the second half of `run`): the package's JobPoller delivers each new
 // batch once, in order; each batch is written to the output, fsynced, and only then is the
 // resume state replaced. Ctrl-C stops the poller, lets the batch being written finish, and
-// prints the command that continues.
+// prints the command that continues; so does giving up (a timeout, retries exhausted).
 import path from "node:path";
 import { optionError } from "./connection.mjs";
 import { EXIT, exitCodeFor } from "./exit-codes.mjs";
+import { failureText } from "./failure-text.mjs";
 import { checkOutputFiles } from "./file-checks.mjs";
 import { OutputError } from "./output.mjs";
 import { loadPackage, settle } from "./package-entry.mjs";
 import { plural } from "./progress.mjs";
-import { resumeCommand } from "./resume-command.mjs";
+import { failsAtOnce, observedFetch, refusedText } from "./requests.mjs";
+import { resumeText } from "./resume-command.mjs";
 import { checkState, openRows } from "./resume-output.mjs";
 import { readState, writeState } from "./state-file.mjs";
 import { UsageError } from "./usage-error.mjs";
 
-/** Wraps `fetch` to count requests and failed attempts (429, 5xx, no response) for the progress line. */
-function countingFetch(counts, changed) {
-  return async (input, init) => {
-    counts.requests += 1;
-    changed();
-    try {
-      const response = await fetch(input, init);
-      if (response.status === 429 || response.status >= 500) {
-        counts.retries += 1;
-        changed();
-      }
-      return response;
-    } catch (error) {
-      if (init?.signal?.aborted !== true) {
-        counts.retries += 1;
-        changed();
-      }
-      throw error;
-    }
-  };
+/** "retrying (2/5) in 1.5 s: SERVER_ERROR, HTTP 503" for a RunStatus's `retrying`, or null. */
+function retryLine(retrying) {
+  if (!retrying) return null;
+  const { attempt, retries, delayMs, error } = retrying;
+  const status = error?.status === undefined ? "" : `, HTTP ${error.status}`;
+  return `retrying (${attempt}/${retries}) in ${(delayMs / 1000).toFixed(1)} s: ${error?.code ?? "error"}${status}`;
 }
 
 const defined = (object) => Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined));
@@ -63,15 +51,16 @@ function newPoller(JobPoller, { jobUid, cursor, values, connection, fetch, onBat
 /**
  * Watches `jobUid` to its end; resolves with the exit code.
  * @param {{ jobUid: string, workflowUid?: string, values: Record<string, any>,
- *   connection: object, reporter: ReturnType<import("./progress.mjs").createReporter>,
+ *   connection: object, access: import("./connection.mjs").Access,
+ *   reporter: ReturnType<import("./progress.mjs").createReporter>,
  *   interrupt: { requested: boolean, on(fn: () => void): void } }} ctx
  */
-export async function watch({ jobUid, workflowUid, values, connection, reporter, interrupt }) {
+export async function watch({ jobUid, workflowUid, values, connection, access, reporter, interrupt }) {
   const format = values.format ?? "ndjson";
   const out = values.out === undefined ? null : path.resolve(values.out);
   const state = values.state === undefined ? null : await readState(values.state);
   if (state) checkState(state, { jobUid, values, format, out });
-  await checkOutputFiles(values);
+  await checkOutputFiles(values, { continuing: state !== null || values.cursor !== undefined });
   const { JobPoller } = await loadPackage();
 
   let rows = state?.rows ?? 0;
@@ -80,12 +69,30 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
   let output = null;
   let rowsFormat = null;
   const startedAt = Date.now();
-  const counts = { requests: 0, retries: 0 };
+  // Nothing ever answered and the connection was refused: nothing listens there; say so now.
+  let refused = null;
+  let saidRefused = false;
+  let lastStatusLine = null;
+  let lastRetry = null;
+  const requests = observedFetch({
+    onChange: () => showProgress(),
+    onNoAnswer(reason, { first }) {
+      if (failsAtOnce(reason, { first })) {
+        refused = reason;
+        poller.stop();
+      } else if (reason.code === "ECONNREFUSED" && !saidRefused) {
+        saidRefused = true; // once: the progress line counts the retries
+        reporter.note(`${reason.text}: retrying`);
+      }
+    },
+  });
+  const counts = requests.seen;
   const showProgress = () => reporter.progress({ rows, status: runStatus, requests: counts.requests, retries: counts.retries, startedAt });
+  const csvRaw = format === "csv" ? { csvRaw: Boolean(values["csv-raw"]) } : {};
   const saveState = (done = false) =>
     values.state === undefined
       ? Promise.resolve()
-      : writeState(values.state, { jobUid, ...(workflowUid ? { workflowUid } : {}), cursor, rows, format, out, outBytes: output.bytes, columns: rowsFormat.columns, done }).catch((error) => {
+      : writeState(values.state, { jobUid, ...(workflowUid ? { workflowUid } : {}), cursor, rows, format, out, outBytes: output.bytes, columns: rowsFormat.columns, ...csvRaw, done }).catch((error) => {
           throw new OutputError(`--state ${values.state}`, error);
         });
 
@@ -113,16 +120,23 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
     cursor,
     values,
     connection,
-    fetch: countingFetch(counts, showProgress),
+    fetch: requests.fetch,
     onBatch(batch) {
       writing = deliver(batch);
       return writing;
     },
     onStatus(run) {
+      // Called also when a retry is scheduled or over (`run.retrying`): a line for what changed only.
+      const retry = retryLine(run.retrying);
+      if (retry !== null && retry !== lastRetry) reporter.log(retry);
+      lastRetry = retry;
+      if (run.status === "unknown") return showProgress(); // not read yet
       runStatus = run.status;
       const count = run.rowCount === null || run.rowCount === undefined ? "" : ` (row_count ${run.rowCount.toLocaleString("en")})`;
-      reporter.log(`status: ${run.status}${count}`);
-      showProgress();
+      const line = `status: ${run.status}${count}`;
+      if (line !== lastStatusLine) reporter.log(line);
+      lastStatusLine = line;
+      return showProgress();
     },
   });
   // From now on a stop (Ctrl-C, SIGTERM, SIGHUP, a closed pipe) ends the poll, not the process.
@@ -144,11 +158,14 @@ export async function watch({ jobUid, workflowUid, values, connection, reporter,
   await output.sync().catch(() => {});
   await output.close();
 
-  return reportOutcome({ outcome, writeError, rows, cursor, counts, jobUid, values, reporter, interrupt, saveState });
+  return reportOutcome({ outcome, writeError, refused, rows, cursor, counts, jobUid, values, access, reporter, interrupt, saveState });
 }
 
+/** Errors after which the same watch, later, may well succeed: the resume command is printed. */
+const GAVE_UP = new Set(["TIMEOUT", "RETRIES_EXHAUSTED", "BUDGET_EXHAUSTED"]);
+
 /** Says how the watch ended, on stderr, and gives the exit code. */
-async function reportOutcome({ outcome, writeError, rows, cursor, counts, jobUid, values, reporter, interrupt, saveState }) {
+async function reportOutcome({ outcome, writeError, refused, rows, cursor, counts, jobUid, values, access, reporter, interrupt, saveState }) {
   const where = values.out === undefined ? "" : ` to ${values.out}`;
   // `| head` closed the pipe: the reader has what it wanted; say nothing more.
   if (writeError?.code === "EPIPE" || (interrupt.reason === "EPIPE" && !writeError)) return EXIT.PIPE_CLOSED;
@@ -156,19 +173,24 @@ async function reportOutcome({ outcome, writeError, rows, cursor, counts, jobUid
     reporter.say(`error: ${writeError.message}; ${plural(rows, "row")} written${where}`);
     return EXIT.RUN_FAILED;
   }
+  const resume = () => resumeText({ jobUid, values, cursor });
+  if (refused && !interrupt.requested) {
+    reporter.say(`error: ${refusedText(refused, values)}; ${plural(rows, "row")} written${where}. ${resume()}`);
+    return EXIT.GAVE_UP;
+  }
   const summary = outcome.value;
   // A package older than the quiet stop() rejects ABORTED after stop() instead of resolving "stopped".
   const stopped = summary?.status === "stopped" || (interrupt.requested && outcome.error?.code === "ABORTED");
   if (stopped) {
-    const command = resumeCommand({ jobUid, values, cursor });
     const how = interrupt.reason === "SIGINT" ? "interrupted" : `stopped by ${interrupt.spoken}`;
-    reporter.say(`${how}: ${plural(rows, "row")} written${where}. To resume:\n  ${command}`);
+    reporter.say(`${how}: ${plural(rows, "row")} written${where}. ${resume()}`);
     return interrupt.exitCode;
   }
   if (outcome.error) {
     const error = outcome.error;
     if (error instanceof TypeError) throw optionError(error);
-    reporter.say(`error: ${error.code ? `${error.code}: ` : ""}${error.message}${error.runStatus ? ` (run status ${error.runStatus})` : ""}; ${plural(rows, "row")} written${where}`);
+    const text = failureText(error, { access, lastNoAnswer: counts.lastNoAnswer });
+    reporter.say(`error: ${text}; ${plural(rows, "row")} written${where}${GAVE_UP.has(error.code) ? `. ${resume()}` : ""}`);
     return exitCodeFor(error);
   }
   await saveState(true);

@@ -7,6 +7,8 @@ import { Delivery } from "./delivery.js";
 import { CaptainDataError, abortedError, asCaptainDataError } from "./errors.js";
 import { iterate } from "./iterator.js";
 import { watchPage } from "./page.js";
+import { summary } from "./summary.js";
+import { checkTabOptions } from "./tab-options.js";
 
 /**
  * Loads one wasm module, once, on first use. `load()` instantiates it and returns its glue (the
@@ -65,9 +67,10 @@ function moduleLoader({ load, source, sync = false }) {
  * failed) and statuses to `delivery.status(run)`. Its `start()` settles like the wasm poller's
  * (a summary, `status: "stopped"` after stop(), or a CaptainDataError); this class then calls
  * `onComplete`/`onError` through `delivery.end()`, so the shared poller never calls them.
- * `roleOf(options)` checks the options of that layer and gives the role until it is built.
+ * `roleOf(options)` checks the options of that layer and gives the role until it is built
+ * (without that layer: checks them, and the role is "alone").
  */
-export function createApi({ poll, whole, share = () => null, roleOf = () => "alone" }) {
+export function createApi({ poll, whole, share = () => null, roleOf = (options) => (checkTabOptions(options), "alone") }) {
   const polling = moduleLoader(poll);
   const everything = whole ? moduleLoader(whole) : polling;
   const sync = poll.sync === true;
@@ -231,8 +234,7 @@ export function createApi({ poll, whole, share = () => null, roleOf = () => "alo
 
     /** The summary of a poller stopped before the module loaded: nothing was sent. */
     #stoppedBeforeLoad(t0) {
-      const summary = { status: "stopped", totalResults: 0, requests: 0, retries: 0, durationMs: Date.now() - t0 };
-      return Object.freeze({ ...summary, cursor: this.cursor });
+      return summary({ durationMs: Date.now() - t0, cursor: this.cursor });
     }
   }
 
@@ -243,8 +245,13 @@ export function createApi({ poll, whole, share = () => null, roleOf = () => "alo
     return module.classifyWebhook(payload, jobUid);
   }
 
+  /** The crate's v4 status classifier (src/api/v4_status.rs), in the module pollStep runs on. */
+  async function classifyV4Status(status) {
+    return (await everything.ready()).classifyV4Status(status);
+  }
+
   /** Loads the module JobPoller runs on (pollStep and scheduleWorkflow load theirs). */
   const preload = () => load().then(() => undefined);
 
-  return { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook };
+  return { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook, classifyV4Status };
 }

@@ -1,17 +1,21 @@
 // The tab-sharing protocol as a pure state machine, in the engine's shape: one tab's events in
 // (lock grants, channel messages, its poller's batches and end, its page's visibility, its
 // consumer's progress), effects out (posts, deliveries, role changes, "poll"/"stop polling",
-// "pace"). No timers, no globals, no browser API: js/tabs.js performs the effects, and
-// tests/tab-protocol.test.mjs runs many tabs against a fake lock manager and channel.
+// "pace"). No timers, no globals, no browser API: js/tabs-shared.js performs the effects, and
+// tests/tab-protocol.test.mjs runs many tabs against a fake lock manager and channel. The
+// messages and their shapes are in js/tab-messages.js.
 //
 // Rules:
 // - One leader per run (the holder of the Web Lock) polls with a wasm poller; every other tab
 //   follows the rows, statuses and outcome it posts. At most one poller per tab at a time.
+// - A message is read only if it is well formed (js/tab-messages.js); rows, statuses and
+//   outcomes only from a tab known to lead or to have led (it said so: `leader`, or `tab` with
+//   `leads`). Anything else is ignored and counted in `ignored`.
 // - Only the run's outcome travels: success, or a final error of the run (isFinalError).
 //   Anything else ends the tab whose poller met it (its budget, time, retries, consumer, stop),
 //   which leaves the lock to the next tab in line; that tab polls on from its own last row.
 // - Budgets are per tab: `maxRequests` counts the requests this tab's pollers sent,
-//   `maxDurationMs` runs from this tab's start().
+//   `maxDurationMs` runs from this tab's start(); so are a summary's `requests` and `retries`.
 // - Every tab delivers its rows once, in order, from its own start, with backpressure: one
 //   delivery at a time. It accepts at most `maxAhead` undelivered rows from the channel and
 //   keeps `logRows` delivered ones to answer a tab that joins late; rows nobody keeps are read
@@ -19,23 +23,18 @@
 //   stopped as soon as it meets the shared stream).
 // - The leader polls at the visible pace while any sharing tab is visible; only when every
 //   tab is hidden does its poller take the hidden pace.
-//
-// Messages (never an option, a credential or a header; rows, cursors, statuses, outcomes only):
-//   tab     {from, hidden, hello?}                 a tab's visibility; `hello` asks the others to answer
-//   bye     {from}                                 a tab ended
-//   leader  {from}                                 a tab took the lock
-//   batch   {offset, results, cursor}              rows the leader's poller delivered
-//   status  {run}                                  the run's status changed
-//   want    {from, next}                           a tab misses rows from `next`
-//   rows    {to, offset, results, cursor, known, run, end}  the leader's answer from its log
-//   end     {outcome: {summary}|{error}, total}    the run's outcome, after `total` rows
-//   webhook {payload}                              a follower relays webhookReceived(payload)
 
 import { isFinalError } from "./error-codes.js";
 import { CaptainDataError } from "./errors.js";
+import { summary as summaryOf } from "./summary.js";
+import { limitError } from "./tab-errors.js";
 import { LOG_ROWS, MAX_AHEAD } from "./tab-limits.js";
+import { wellFormed } from "./tab-messages.js";
 
 export { LOG_ROWS, MAX_AHEAD };
+
+/** What only a leader sends: read from a tab this tab knows leads or led. */
+const FROM_LEADER = new Set(["batch", "status", "rows", "end"]);
 
 /** The contiguous rows a tab knows: [base, end), with the cursor after `end`. */
 class RowLog {
@@ -70,15 +69,6 @@ class RowLog {
   }
 }
 
-/** An error of this tab's own limits, worded as the engine words it. */
-function limitError(code, options) {
-  const message =
-    code === "TIMEOUT"
-      ? `gave up after maxDurationMs (${options.maxDurationMs} ms)`
-      : `sent maxRequests (${options.maxRequests}) requests`;
-  return new CaptainDataError(code, message);
-}
-
 /** An outcome as it crosses the channel: a structured clone drops an Error's own fields. */
 export function outcomeToWire({ summary, error }) {
   if (summary) return { summary: { ...summary } };
@@ -97,21 +87,24 @@ function outcomeFromWire({ summary, error }) {
  * order. `now` is the clock in ms (only budgets read it).
  *
  * Events: `start {hidden}`, `queued` (another tab holds the lock), `lock` (granted),
- * `message {data}`, `polled {batch}` and `polledStatus {run}` (this tab's poller), `pollEnded
- * {summary} | {error}`, `delivered {offset, cursor}`, `deliveryFailed {error}`, `visibility
- * {hidden}`, `webhook {payload}`, `timeout` (this tab's maxDurationMs), `abort {error}`,
- * `stop`, `unload` (the page goes away).
+ * `message {data}` (anything the channel brought: checked here), `polled {batch}` and
+ * `polledStatus {run}` (this tab's poller), `pollEnded {summary} | {error}`, `delivered
+ * {offset, cursor}`, `deliveryFailed {error}`, `visibility {hidden}`, `webhook {payload}`,
+ * `timeout` (this tab's maxDurationMs), `abort {error}`, `stop`, `unload` (the page goes away).
  *
  * Effects: `{type: "post", message}`, `{type: "lock"}` (ask for the lock: leads at once when
  * free, else `queued`), `{type: "poll", cursor, maxRequests?, maxDurationMs?}`, `{type:
  * "stopPoll"}`, `{type: "pace", hidden}`, `{type: "webhook", payload}` (to this tab's poller),
  * `{type: "deliver", batch}`, `{type: "status", run}`, `{type: "role", role, tabs}`,
- * `{type: "release"}` (lock, lock request, channel), `{type: "end", outcome}` with outcome
- * `{summary}`, `{error}` or `{stopped: summary}`.
+ * `{type: "release"}` (lock, lock request, channel), `{type: "ignored", why}` (a message not
+ * read: `why` is "malformed" or "notFromLeader"), `{type: "end", outcome}` with outcome
+ * `{summary}`, `{error}` or `{stopped: summary}` (a summary once this tab's poller has ended:
+ * it brings its requests and retries).
  */
 export class TabProtocol {
   role = "follower";
   ended = false;
+  ignored = { malformed: 0, notFromLeader: 0 }; // messages not read (diagnostics, tests)
   delivered; // rows before this offset reached this tab's consumer
   cursor; // the cursor after the last delivered row
   #id;
@@ -125,6 +118,9 @@ export class TabProtocol {
   #poller = null; // { reading, stopping }: this tab's wasm poller
   #pollAgain = null; // a reader to start once the stopping poller has ended
   #requests = 0; // requests of this tab's ended pollers
+  #retries = 0; // and their retries
+  #leaders = new Set(); // ids of the tabs that said they lead or led
+  #ending = null; // a summary waiting for this tab's last poller to end (its figures)
   #startedAt = 0;
   #since; // the start() of a tab that polled alone before
   #hidden = false;
@@ -138,14 +134,16 @@ export class TabProtocol {
 
   /**
    * A tab that polled the run alone before (js/tabs.js) brings `kept`, its last delivered rows
-   * (those before `offset`), `requests`, what it sent, and `startedAt`, when its start() was.
+   * (those before `offset`), `requests` and `retries`, what it sent, and `startedAt`, when its
+   * start() was.
    */
-  constructor({ id, offset, cursor, kept = [], requests = 0, startedAt, maxRequests, maxDurationMs, logRows = LOG_ROWS, maxAhead = MAX_AHEAD }) {
+  constructor({ id, offset, cursor, kept = [], requests = 0, retries = 0, startedAt, maxRequests, maxDurationMs, logRows = LOG_ROWS, maxAhead = MAX_AHEAD }) {
     this.#id = id;
     this.#options = { maxRequests, maxDurationMs, logRows, maxAhead };
     this.#log = new RowLog(offset - kept.length, cursor);
     this.#log.accept(offset - kept.length, kept, cursor);
     this.#requests = requests;
+    this.#retries = retries;
     this.#since = startedAt;
     this.delivered = this.#known = offset;
     this.cursor = cursor;
@@ -156,6 +154,7 @@ export class TabProtocol {
     this.#now = now;
     if (!this.ended) this.#on(event);
     else if (event.type === "lock") this.#emit({ type: "release" }); // granted after the end
+    else if (event.type === "pollEnded" && this.#ending) this.#endWith(this.#ending, event.summary);
     return this.#out;
   }
 
@@ -164,7 +163,7 @@ export class TabProtocol {
   }
 
   #post(message) {
-    this.#emit({ type: "post", message });
+    this.#emit({ type: "post", message: { ...message, from: this.#id } });
   }
 
   #on(event) {
@@ -172,7 +171,7 @@ export class TabProtocol {
       case "start":
         this.#startedAt = this.#since ?? this.#now;
         this.#hidden = Boolean(event.hidden);
-        this.#post({ type: "tab", from: this.#id, hidden: this.#hidden, hello: true });
+        this.#post({ type: "tab", hidden: this.#hidden, leads: false, hello: true });
         return this.#emit({ type: "lock" });
       case "queued": // the lock is held by another tab: follow, and ask for what it has
         this.#tell();
@@ -198,7 +197,7 @@ export class TabProtocol {
         return this.#finish(this.#stopping ? { stopped: true } : { error: event.error });
       case "visibility":
         this.#hidden = event.hidden;
-        this.#post({ type: "tab", from: this.#id, hidden: this.#hidden });
+        this.#post({ type: "tab", hidden: this.#hidden, leads: this.role === "leader" });
         return this.#pace();
       case "webhook":
         if (this.#poller) this.#emit({ type: "webhook", payload: event.payload });
@@ -214,17 +213,21 @@ export class TabProtocol {
         this.#stopping = true;
         return this.#stopPoll();
       case "unload": // the page goes away: the others stop counting it (and its visibility)
-        return this.#post({ type: "bye", from: this.#id });
+        return this.#post({ type: "bye" });
       default:
         return undefined;
     }
   }
 
   #onMessage(m) {
+    if (!wellFormed(m)) return this.#ignore("malformed");
+    if (m.type === "rows" && m.to !== this.#id) return undefined; // another tab's answer
+    if (FROM_LEADER.has(m.type) && !this.#leaders.has(m.from)) return this.#ignore("notFromLeader");
     switch (m.type) {
       case "tab":
         this.#tabs.set(m.from, m.hidden);
-        if (m.hello) this.#post({ type: "tab", from: this.#id, hidden: this.#hidden });
+        if (m.leads) this.#leaders.add(m.from);
+        if (m.hello) this.#post({ type: "tab", hidden: this.#hidden, leads: this.role === "leader" });
         this.#tell();
         return this.#pace();
       case "bye":
@@ -232,6 +235,7 @@ export class TabProtocol {
         this.#tell();
         return this.#pace();
       case "leader":
+        this.#leaders.add(m.from);
         this.#asked = null; // the new leader may hold what the last one never answered
         return this.#progress();
       case "batch":
@@ -241,15 +245,23 @@ export class TabProtocol {
       case "want":
         return this.#answer(m);
       case "rows":
-        return m.to === this.#id ? this.#answered(m) : undefined;
+        return this.#answered(m);
       case "end":
         return this.#runEnded(m);
-      case "webhook":
+      default: // "webhook"
         if (this.role === "leader" && this.#poller) this.#emit({ type: "webhook", payload: m.payload });
         return undefined;
-      default:
-        return undefined;
     }
+  }
+
+  /**
+   * A message not read: malformed or of no known type, or rows, a status or an outcome from
+   * a tab that never said it leads (a leader's batches posted before it answered this tab's
+   * hello are among them: this tab asks for what it misses).
+   */
+  #ignore(why) {
+    this.ignored[why] += 1;
+    this.#emit({ type: "ignored", why });
   }
 
   // ---- leading -------------------------------------------------------------------------------
@@ -257,7 +269,7 @@ export class TabProtocol {
   #lead() {
     this.role = "leader";
     this.#tell();
-    this.#post({ type: "leader", from: this.#id });
+    this.#post({ type: "leader" });
     if (this.#poller) this.#poller.reading = false; // this tab's reader polls on as the leader's
     this.#progress();
   }
@@ -308,7 +320,7 @@ export class TabProtocol {
   #pollEnded({ summary, error }) {
     const { stopping } = this.#poller ?? {};
     this.#poller = null;
-    this.#requests += summary?.requests ?? 0;
+    this.#count(summary);
     // Asked to stop, it may still have ended on its own first: an error is its outcome then
     // (an error carries no count of requests; counted as stopped, the tab would poll again
     // with a budget it had spent).
@@ -372,7 +384,7 @@ export class TabProtocol {
   #ask(force = false) {
     if (!force && this.#asked === this.#log.end) return;
     this.#asked = this.#log.end;
-    this.#post({ type: "want", from: this.#id, next: this.#log.end });
+    this.#post({ type: "want", next: this.#log.end });
   }
 
   #runEnded({ outcome, total }) {
@@ -422,18 +434,34 @@ export class TabProtocol {
 
   /**
    * Ends this tab once: its poller stops, the others hear it left, everything is released.
-   * A success or a stop is told with this tab's own figures (`{summary}`, `{stopped}`).
+   * A success or a stop is told with this tab's own figures (`{summary}`, `{stopped}`), once
+   * a poller still running has ended and brought its requests and retries.
    */
   #finish({ summary, error, stopped }, total = this.delivered) {
     if (this.ended) return;
     this.#stopPoll();
     this.ended = true;
-    this.#post({ type: "bye", from: this.#id });
+    this.#post({ type: "bye" });
     this.#emit({ type: "release" });
-    const own = { totalResults: total, requests: this.#requests, durationMs: this.#now - this.#startedAt, cursor: this.cursor };
-    if (error) this.#emit({ type: "end", outcome: { error } });
-    else if (stopped) this.#emit({ type: "end", outcome: { stopped: { status: "stopped", ...own } } });
-    else this.#emit({ type: "end", outcome: { summary: { ...summary, ...own } } });
+    if (error) return this.#emit({ type: "end", outcome: { error } });
+    const ending = { stopped, status: stopped ? "stopped" : summary.status, totalResults: total };
+    if (this.#poller) this.#ending = ending;
+    else this.#endWith(ending);
+  }
+
+  /** The summary of a success or a stop, with the figures of `last`, the poller that just ended. */
+  #endWith({ stopped, status, ...figures }, last) {
+    this.#ending = null;
+    this.#count(last);
+    const [requests, retries, durationMs] = [this.#requests, this.#retries, this.#now - this.#startedAt];
+    const own = summaryOf({ status, ...figures, requests, retries, durationMs, cursor: this.cursor });
+    this.#emit({ type: "end", outcome: stopped ? { stopped: own } : { summary: own } });
+  }
+
+  /** Adds what an ended poller of this tab sent (a summary; an error carries no count). */
+  #count(summary) {
+    this.#requests += summary?.requests ?? 0;
+    this.#retries += summary?.retries ?? 0;
   }
 
   /** onRoleChange: the role and the number of tabs sharing, when either changed. */

@@ -5,25 +5,33 @@
 // and decides nothing. Rows, statuses and the outcome reach this tab's callbacks through
 // `delivery` (js/delivery.js), as they do for a poller running alone.
 
-import { abortedError, CaptainDataError } from "./errors.js";
+import { abortedError } from "./errors.js";
 import { watchPage } from "./page.js";
+import { summary } from "./summary.js";
+import { callbackFailed } from "./tab-errors.js";
 import { TabProtocol } from "./tab-protocol.js";
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const noop = () => {};
 
-/** The engine's words for a consumer that failed, word for word (src/engine/poller.rs). */
-function callbackFailed(from, to, cause) {
-  const text = `onBatch (or the iterator) failed on rows ${from}..${to}; the cursor stays before them`;
-  return new CaptainDataError("CALLBACK_FAILED", text, { cause });
+/** Channel messages this page did not read, by reason (see js/tab-messages.js). */
+const ignored = { malformed: 0, notFromLeader: 0 };
+
+/**
+ * For diagnostics and tests: how many messages the shared pollers of this page ignored,
+ * `{ malformed, notFromLeader }` (malformed or of no known type; rows, a status or an outcome
+ * from a tab that never said it leads, or a relayed webhook this run's poller refused).
+ */
+export function ignoredMessages() {
+  return { ...ignored };
 }
 
 /**
  * This tab's part in the poller the tabs of a run share. `from` is what js/tabs.js hands over:
  * `name` (the run's lock and channel), and when this tab polled the run alone until now,
  * `lock` (lets go of the lock it holds), `channel` (open), `messages` (received while it
- * handed over), `kept` (its last delivered rows, for a tab that joins), `requests` and
- * `startedAt` (its budgets so far); `options.cursor` is where it stopped.
+ * handed over), `kept` (its last delivered rows, for a tab that joins), `requests`, `retries`
+ * and `startedAt` (its budgets and figures so far); `options.cursor` is where it stopped.
  */
 export class SharedPoller {
   #from;
@@ -84,16 +92,17 @@ export class SharedPoller {
 
   async #join() {
     const { signal, maxRequests, maxDurationMs } = this.#options;
-    const { name, kept, requests = 0, startedAt = Date.now() } = this.#from;
+    const { name, kept, requests = 0, retries = 0, startedAt = Date.now() } = this.#from;
     const [offset, cursor] = [this.#probe._offset, this.#probe.cursor];
     if (signal?.aborted || this.#stopped) {
       this.#from.lock?.(); // what this tab held alone
       this.#from.channel?.close();
       if (signal?.aborted) throw abortedError(signal.reason);
-      return this.#settle.resolve(Object.freeze({ status: "stopped", totalResults: offset, requests, durationMs: 0, cursor }));
+      const durationMs = Date.now() - startedAt;
+      return this.#settle.resolve(summary({ totalResults: offset, requests, retries, durationMs, cursor }));
     }
     const id = crypto.randomUUID();
-    this.#tab = new TabProtocol({ id, offset, cursor, kept, requests, startedAt, maxRequests, maxDurationMs });
+    this.#tab = new TabProtocol({ id, offset, cursor, kept, requests, retries, startedAt, maxRequests, maxDurationMs });
     this.#channel = this.#from.channel ?? new BroadcastChannel(name);
     this.#channel.onmessage = ({ data }) => this.#send({ type: "message", data });
     const unlock = this.#lockOn(name, this.#from.lock);
@@ -199,7 +208,10 @@ export class SharedPoller {
       case "pace":
         return this.#poller?._pace(effect.hidden);
       case "webhook":
-        return this.#poller?.webhookReceived(effect.payload);
+        return this.#relay(effect.payload);
+      case "ignored":
+        ignored[effect.why] += 1;
+        return undefined;
       case "deliver":
         return this.#deliver(effect.batch);
       case "status":
@@ -212,6 +224,15 @@ export class SharedPoller {
         return this.#end(effect.outcome);
       default:
         return undefined;
+    }
+  }
+
+  /** A webhook another tab relayed, to this tab's poller: the crate's checks may refuse it. */
+  #relay(payload) {
+    try {
+      this.#poller?.webhookReceived(payload);
+    } catch {
+      ignored.malformed += 1; // not this run's (job_uid): nothing to read
     }
   }
 

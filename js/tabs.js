@@ -7,43 +7,41 @@
 // so far) and goes on as the leader. A page polling one run alone never downloads them.
 
 import { CaptainDataError } from "./errors.js";
-import { describe } from "./delivery.js";
 import { watchPage } from "./page.js";
 import { LOG_ROWS } from "./tab-limits.js";
+import { checkTabOptions } from "./tab-options.js";
 
 /**
  * The sharing hook of the public JobPoller (js/poller.js): a shared poller for `options`, or
  * null (no Web Locks, BroadcastChannel or SubtleCrypto, or `shareAcrossTabs: false`).
  */
 export function shareAcrossTabs(options, { WasmJobPoller, delivery }) {
-  return sharingRole(options) === "alone" ? null : new FirstTab(options, WasmJobPoller, delivery);
+  return sharingRole(options) === "alone" ? null : new LoneTab(options, WasmJobPoller, delivery);
 }
 
-/** Checks this layer's two options; the role of a poller until it joins the others. */
-export function sharingRole({ shareAcrossTabs: share = true, onRoleChange }) {
-  if (typeof share !== "boolean") throw new TypeError(`Expected \`shareAcrossTabs\` to be a boolean (got ${describe(share)})`);
-  if (onRoleChange !== undefined && typeof onRoleChange !== "function") {
-    throw new TypeError(`Expected \`onRoleChange\` to be a function (got ${describe(onRoleChange)})`);
-  }
+/** Checks this layer's options; the role of a poller until it joins the others. */
+export function sharingRole(options) {
+  checkTabOptions(options);
   const able = typeof BroadcastChannel === "function" && globalThis.navigator?.locks && globalThis.crypto?.subtle;
-  return share && able ? "follower" : "alone";
+  return options.shareAcrossTabs !== false && able ? "follower" : "alone";
 }
 
 /**
  * Tabs share when their requests would be the same: one run of one API, with the same
- * credentials, headers and `rowKey`. The credentials enter the name only as a digest.
+ * credentials, headers and `rowKey`, and when they were given the same `shareKey`. The
+ * credentials and the key enter the name only as a digest.
  */
-async function shareName({ baseUrl = "", jobUid, apiKey, projectId, headers, rowKey }) {
+async function shareName({ baseUrl = "", jobUid, apiKey, projectId, headers, rowKey, shareKey }) {
   let base = baseUrl;
   try {
     base = new URL(baseUrl).href.replace(/\/+$/, "");
   } catch {
     // the default URL, or a value the wasm poller refused already
   }
-  const sent = JSON.stringify([apiKey, projectId, [...new Headers(headers)].sort(), rowKey]);
+  const sent = JSON.stringify([apiKey, projectId, [...new Headers(headers)].sort(), rowKey, shareKey]);
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(sent));
-  const hex = [...new Uint8Array(digest, 0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return `captaindata-poller/2 ${base} ${jobUid} ${hex}`;
+  const tag = btoa(String.fromCharCode(...new Uint8Array(digest, 0, 9))); // 72 bits, 12 characters
+  return `captaindata-poller/3 ${base} ${jobUid} ${tag}`;
 }
 
 /** The lock `name` if it is free: `{ release }`, else null (another tab holds it). */
@@ -58,17 +56,8 @@ function holdLock(name) {
   });
 }
 
-/** The protocol's glue, loaded when a second tab shares the run. */
-async function loadShared() {
-  try {
-    return await import("./tabs-shared.js");
-  } catch (cause) {
-    throw new CaptainDataError("LOAD_FAILED", `could not load the tab-sharing module: ${cause?.message ?? cause}`, { cause });
-  }
-}
-
-/** This tab's poller of a run it may share, while no other tab does (see the file's head). */
-class FirstTab {
+/** This tab's poller of a run it may share, polling alone while no other tab does (see the file's head). */
+class LoneTab {
   #options;
   #Wasm;
   #delivery;
@@ -155,9 +144,9 @@ class FirstTab {
     }
     const { summary, error } = outcome;
     if (this.#messages && !this.#stopped && summary?.status === "stopped") {
-      const [messages, requests] = [this.#messages, summary.requests];
+      const { requests, retries } = summary;
       const kept = this.#keptBefore(this.#poller._offset);
-      return this.#share({ name, lock: lock.release, channel, messages, kept, requests, startedAt });
+      return this.#share({ name, lock: lock.release, channel, messages: this.#messages, kept, requests, retries, startedAt });
     }
     channel.close();
     lock.release();
@@ -176,11 +165,11 @@ class FirstTab {
   async #share(from) {
     let SharedPoller;
     try {
-      ({ SharedPoller } = await loadShared());
-    } catch (error) {
+      ({ SharedPoller } = await import("./tabs-shared.js"));
+    } catch (cause) {
       from.channel?.close();
       from.lock?.();
-      throw error;
+      throw new CaptainDataError("LOAD_FAILED", `could not load the tab-sharing module: ${cause?.message ?? cause}`, { cause });
     }
     const options = { ...this.#options, cursor: this.#poller.cursor };
     this.#shared = new SharedPoller(options, this.#Wasm, this.#delivery, from);

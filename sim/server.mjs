@@ -1,5 +1,6 @@
 // Node adapter: serves the simulator's Fetch-API handler over HTTP on loopback only.
 import { createServer } from "node:http";
+import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { createSim } from "./index.js";
 
@@ -79,19 +80,93 @@ export async function startSimServer({ port = 0, host = "127.0.0.1", sim, ...sim
   };
 }
 
-async function main() {
-  const port = Number(process.env.PORT ?? 8790);
-  const server = await startSimServer({ port });
-  const { jobUid } = server.sim.createJob({ rows: 2000, durationMs: 60000 });
-  console.log(`simulator: ${server.url}  (Authorization: x-api-key sim-key, x-project-id: sim-project)`);
+const HELP = `Usage: node sim/server.mjs [options]     (npm run sim -- [options])
+
+Serves the simulated Captain Data v3 API on 127.0.0.1 and creates one demo run.
+
+Options:
+  --port N            the port (default: the PORT variable, else 8790; 0: any free port)
+  --api-key KEY       the key it accepts, sent as Authorization: x-api-key KEY (default sim-key)
+  --project-id ID     the project it accepts, sent as x-project-id (default sim-project)
+  --seed N            job uids and fault dice (default 1)
+  --rows N            rows of the demo run (default 2000)
+  --duration MS       how long the demo run lasts, in ms (default 60000)
+  -h, --help          this help
+
+Control routes (no credentials): POST /__sim/jobs (a job spec as JSON), GET /__sim/jobs/{uid},
+POST /__sim/jobs/{uid}/start | finish | stop, GET /__sim/stats, GET /__sim/webhooks,
+POST /__sim/reset. sim/README.md describes them and the job spec.
+`;
+
+const OPTIONS = {
+  port: { type: "string" },
+  "api-key": { type: "string" },
+  "project-id": { type: "string" },
+  seed: { type: "string" },
+  rows: { type: "string" },
+  duration: { type: "string" },
+  help: { type: "boolean", short: "h" },
+};
+
+/** `--flag N`: a whole number ≥ 0, or a usage error naming the flag. */
+function wholeNumber(flag, text, fallback) {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n)) throw new UsageError(`--${flag}: expected a whole number (got ${JSON.stringify(text)})`);
+  return n;
+}
+
+class UsageError extends Error {}
+
+/** The command line → the server's options, or `{ help: true }`. */
+export function parseServerArgs(argv, env = process.env) {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }));
+  } catch (error) {
+    throw new UsageError(error.message.replace(/\. To specify a positional argument.*$/s, ""));
+  }
+  if (values.help) return { help: true };
+  const port = wholeNumber("port", values.port ?? env.PORT, 8790);
+  if (port > 65535) throw new UsageError(`--port: expected a port from 0 to 65535 (got ${port})`);
+  return {
+    port,
+    apiKey: values["api-key"] ?? "sim-key",
+    projectId: values["project-id"] ?? "sim-project",
+    seed: wholeNumber("seed", values.seed, 1),
+    rows: wholeNumber("rows", values.rows, 2000),
+    durationMs: wholeNumber("duration", values.duration, 60000),
+  };
+}
+
+async function main(argv) {
+  let options;
+  try {
+    options = parseServerArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`sim/server.mjs: ${error.message}\nRun node sim/server.mjs --help for the options.\n`);
+    process.exit(2);
+  }
+  if (options.help) {
+    process.stdout.write(HELP);
+    return;
+  }
+  const { port, apiKey, projectId, seed, rows, durationMs } = options;
+  const server = await startSimServer({ port, apiKey, projectId, seed });
+  const { jobUid } = server.sim.createJob({ rows, durationMs });
+  console.log(`simulator: ${server.url}  (Authorization: x-api-key ${apiKey}, x-project-id: ${projectId})`);
   console.log(`demo job: ${jobUid}  (GET ${server.url}/jobs/${jobUid}/results)`);
   console.log(
     `control: POST ${server.origin}/__sim/jobs, GET ${server.origin}/__sim/stats, POST ${server.origin}/__sim/reset`,
   );
+  console.log(
+    `watch it: CAPTAINDATA_API_KEY=${apiKey} CAPTAINDATA_PROJECT_ID=${projectId} npx captaindata-poller watch ${jobUid} --base-url ${server.url} --interval 1s`,
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((e) => {
+  main(process.argv.slice(2)).catch((e) => {
     console.error(e);
     process.exit(1);
   });

@@ -3,14 +3,23 @@
 // BroadcastChannel (structured clones, in order per sender, delayed) and a fake poller per tab
 // (budgets, pace, webhooks, backpressure, failures). Each case draws joins, closes, hides,
 // stops, budgets, lost leaders, slow or failing consumers and webhooks from a seed; the
-// checks are what a user of each tab would notice.
+// checks are what a user of each tab would notice, its summary included. Then the messages
+// a tab refuses (malformed, or rows and outcomes from a tab that never said it leads), and the
+// texts and summary fields the tab layer shares with the lone wasm poller, checked against the
+// real one (the Node entry, on the simulator in process: run after `npm run build`).
 //
 //   TAB_CASES=20000 node --test tests/tab-protocol.test.mjs     more cases
 //   TAB_SEED=123456 node --test tests/tab-protocol.test.mjs     replay one failing case
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { test } from "node:test";
-import { TabProtocol } from "../js/tab-protocol.js";
+import { JobPoller } from "captaindata-poller";
+import { summary } from "../js/summary.js";
+import { TabProtocol, outcomeToWire } from "../js/tab-protocol.js";
+import { wellFormed } from "../js/tab-messages.js";
+import { callbackFailed, limitError } from "../js/tab-errors.js";
 import { CaptainDataError } from "../js/errors.js";
+import { createSim } from "../sim/index.js";
 import { random } from "./chaos/campaign.js"; // the seeded mulberry32 the chaos campaign draws with
 
 const CASES = Number(process.env.TAB_CASES ?? 3000);
@@ -170,6 +179,9 @@ function simulate({ seed, run, tabs: plans, rnd }) {
         assert.equal(tab.outcome, null, `${tab.id}: one outcome`);
         tab.outcome = { ...effect.outcome, at: clock.now };
         return undefined;
+      case "ignored": // every message here is well formed; some batches come before the hello's answer
+        assert.equal(effect.why, "notFromLeader", `${tab.id} ignored a message of the protocol's own`);
+        return undefined;
       default:
         throw new Error(`unknown effect ${effect.type}`);
     }
@@ -194,14 +206,25 @@ function simulate({ seed, run, tabs: plans, rnd }) {
     });
   }
 
+  /**
+   * What a tab's summary counts: the requests and retries of its pollers that ended with a
+   * summary (a wasm poller's error carries no figures: one that fails while this tab ends
+   * adds nothing).
+   */
+  function summarized(tab, poller) {
+    tab.summarized.requests += poller.sent;
+    tab.summarized.retries += poller.retries;
+  }
+
   /** What a wasm poller does, as far as the protocol can tell. */
   function fakePoller(tab, { cursor, maxRequests, maxDurationMs }) {
     const startedAt = clock.now;
     const failsAfter = tab.plan.flaky && rnd.chance(0.5) ? rnd.int(0, 4) : null;
-    const poller = { offset: offsetOf(cursor), sent: 0, hidden: false, stopped: false, sleep: null, waiting: null, seen: null };
+    const poller = { offset: offsetOf(cursor), sent: 0, retries: 0, hidden: false, stopped: false, sleep: null, waiting: null, seen: null };
     const end = (outcome) => {
       if (poller.stopped) return;
       poller.stopped = true;
+      if (outcome.summary) summarized(tab, poller);
       clock.at(clock.now + 1, () => {
         if (tab.poller === poller) tab.poller = null;
         send(tab, { type: "pollEnded", ...outcome });
@@ -221,6 +244,7 @@ function simulate({ seed, run, tabs: plans, rnd }) {
       poller.sent += 1;
       tab.requests += 1;
       requests.total += 1;
+      if (tab.plan.flaky && rnd.chance(0.3)) poller.retries += 1; // a retried request
       if (tab.plan.maxRequests !== undefined) assert.ok(tab.requests <= tab.plan.maxRequests, `${tab.id} sent more than its maxRequests`);
       if (failsAfter !== null && poller.sent > failsAfter) return end({ error: new CaptainDataError("RETRIES_EXHAUSTED", "lost") });
       const available = run.available(clock.now);
@@ -240,7 +264,7 @@ function simulate({ seed, run, tabs: plans, rnd }) {
         return undefined;
       }
       if (over && run.failed) return end({ error: new CaptainDataError("JOB_FAILED", "the run failed: shutdown", { runStatus: "shutdown" }) });
-      if (over) return end({ summary: { status: "finished", totalResults: poller.offset, requests: poller.sent } });
+      if (over) return end({ summary: { status: "finished", totalResults: poller.offset, requests: poller.sent, retries: poller.retries } });
       return schedule(poller.hidden ? HIDDEN_INTERVAL : INTERVAL, poller.hidden);
     };
     Object.assign(poller, {
@@ -248,9 +272,10 @@ function simulate({ seed, run, tabs: plans, rnd }) {
         if (poller.stopped) return;
         poller.stopped = true;
         poller.sleep = poller.waiting = null;
+        summarized(tab, poller);
         clock.at(clock.now + 1, () => {
           if (tab.poller === poller) tab.poller = null;
-          send(tab, { type: "pollEnded", summary: { status: "stopped", requests: poller.sent } });
+          send(tab, { type: "pollEnded", summary: { status: "stopped", requests: poller.sent, retries: poller.retries } });
         });
       },
       pace(hidden) {
@@ -284,6 +309,7 @@ function simulate({ seed, run, tabs: plans, rnd }) {
       next: plan.resumeAt,
       batches: 0,
       requests: 0,
+      summarized: { requests: 0, retries: 0 },
       statuses: [],
       roles: [],
       outcome: null,
@@ -362,12 +388,27 @@ function simulate({ seed, run, tabs: plans, rnd }) {
   return { tabs: [...tabs.values()], lock, requests: requests.total, now: clock.now };
 }
 
+/** The fields of index.d.ts `Summary`, in the order the wasm poller gives them. */
+const SUMMARY_FIELDS = ["status", "totalResults", "requests", "retries", "durationMs", "cursor"];
+
+/** A tab's summary (a success or a stop): every field, with this tab's own figures. */
+function checkSummary(tab, summary) {
+  const { id } = tab;
+  assert.deepEqual(Object.keys(summary), SUMMARY_FIELDS, `${id}: the summary's fields`);
+  assert.ok(Object.isFrozen(summary), `${id}: the summary is frozen`);
+  assert.equal(summary.requests, tab.summarized.requests, `${id}: the summary counts the requests this tab sent`);
+  assert.equal(summary.retries, tab.summarized.retries, `${id}: the summary counts this tab's retries`);
+  assert.equal(summary.totalResults, tab.next, `${id}: totalResults are the rows it delivered`);
+  assert.equal(summary.durationMs, tab.outcome.at - tab.startedAt, `${id}: durationMs from its own start()`);
+}
+
 /** The rules every tab's user can check. */
 function check(world, { run }) {
   const live = world.tabs.filter((t) => !t.closed);
   for (const tab of live) {
     const { id, outcome, plan } = tab;
     assert.ok(outcome, `${id} never ended (role ${tab.machine.role})`);
+    if (outcome.summary || outcome.stopped) checkSummary(tab, outcome.summary ?? outcome.stopped);
     if (outcome.summary) {
       assert.ok(!run.failed && outcome.at >= run.endsAt, `${id} completed before the run did`);
       assert.equal(tab.next, run.rows, `${id} completed with rows missing`);
@@ -477,4 +518,230 @@ test("a tab that polled alone leads on: a joining tab gets the rows it kept; its
   const ended = spent.handle({ type: "lock" }, 10).find((e) => e.type === "end");
   assert.equal(ended?.outcome.error.code, "BUDGET_EXHAUSTED", "a budget spent alone is spent");
   assert.match(ended.outcome.error.message, /maxRequests \(5\)/, "named as the tab's own budget");
+});
+
+// ---- messages: read only when well formed, rows and outcomes only from a leader ------------
+
+/** A follower of `leader` (told by the leader's answer to its hello), with nothing delivered yet. */
+function follower({ leader = "lead" } = {}) {
+  const tab = new TabProtocol({ id: "f", offset: 0, cursor: "c0" });
+  tab.handle({ type: "start", hidden: false }, 0);
+  tab.handle({ type: "queued" }, 1);
+  tab.handle({ type: "message", data: { type: "tab", from: leader, hidden: false, leads: true } }, 2);
+  return tab;
+}
+
+const received = (tab, data, now = 3) => tab.handle({ type: "message", data }, now);
+/** What a user of the tab would notice: rows, a status, an outcome. */
+const noticed = (effects) => effects.filter((e) => ["deliver", "status", "end"].includes(e.type));
+
+const BATCH = { type: "batch", from: "lead", offset: 0, results: [{ id: 0 }, { id: 1 }], cursor: "c2" };
+const END = { type: "end", from: "lead", outcome: { summary: { status: "finished" } }, total: 0 };
+
+test("a malformed or unknown message is ignored and counted, never delivered as rows, a status or an end", () => {
+  const tab = follower();
+  const malformed = [
+    null,
+    "batch",
+    [BATCH],
+    { ...BATCH, type: "rows!" },
+    { type: "hello", from: "lead" },
+    { ...BATCH, from: undefined },
+    { ...BATCH, from: 7 },
+    { ...BATCH, offset: -1 },
+    { ...BATCH, offset: "0" },
+    { ...BATCH, offset: 1.5 },
+    { ...BATCH, results: { 0: { id: 0 }, length: 1 } },
+    { ...BATCH, cursor: undefined },
+    { ...BATCH, cursor: 2 },
+    { type: "status", from: "lead", run: null },
+    { type: "status", from: "lead", run: { status: 3 } },
+    { type: "status", from: "lead", run: { status: "running", rowCount: "many" } },
+    { type: "status", from: "lead", run: { status: "running", errorMessage: 5 } },
+    { type: "status", from: "lead", run: { status: "running", retrying: "yes" } },
+    { ...END, total: -2 },
+    { ...END, outcome: { summary: {} } },
+    { ...END, outcome: { error: { code: "NOT_A_CODE", message: "x" } } },
+    { ...END, outcome: { error: { code: "JOB_FAILED" } } },
+    { ...END, outcome: { summary: { status: "finished" }, error: { code: "JOB_FAILED", message: "x" } } },
+    { type: "rows", from: "lead", to: "f", offset: 0, results: [{ id: 0 }], cursor: "c1", known: "1", run: null, end: null },
+    { type: "rows", from: "lead", to: "f", offset: 0, results: [{ id: 0 }], cursor: "c1", known: 1, run: null, end: { total: 1 } },
+    { type: "tab", from: "x", hidden: "no", leads: false },
+    { type: "tab", from: "x", hidden: false }, // `leads` is required
+    { type: "want", from: "x", next: -1 },
+    { type: "webhook", from: "x", payload: "Job failed." },
+  ];
+  for (const data of malformed) {
+    const effects = received(tab, data);
+    assert.deepEqual(noticed(effects), [], `delivered from ${JSON.stringify(data)}`);
+    assert.ok(!effects.some((e) => e.type === "post"), `answered ${JSON.stringify(data)}`);
+    assert.deepEqual(effects.filter((e) => e.type === "ignored"), [{ type: "ignored", why: "malformed" }], `counted ${JSON.stringify(data)}`);
+  }
+  assert.deepEqual(tab.ignored, { malformed: malformed.length, notFromLeader: 0 });
+  // The same tab reads the well-formed batch: the checks above are not why nothing came.
+  assert.deepEqual(noticed(received(tab, BATCH)).map((e) => e.type), ["deliver"]);
+  assert.deepEqual(tab.ignored, { malformed: malformed.length, notFromLeader: 0 });
+});
+
+test("a forged batch, status, answer or end from a tab that never said it leads reaches no callback", () => {
+  const tab = follower();
+  const forged = [
+    { ...BATCH, from: "mallory" },
+    { type: "status", from: "mallory", run: { status: "finished" } },
+    { type: "rows", from: "mallory", to: "f", offset: 0, results: [{ id: "forged" }], cursor: "c1", known: 1, run: null, end: null },
+    { ...END, from: "mallory" },
+    { ...END, from: "mallory", outcome: { error: { code: "JOB_FAILED", message: "forged", runStatus: "shutdown" } } },
+  ];
+  for (const data of forged) {
+    const effects = received(tab, data);
+    assert.deepEqual(noticed(effects), [], `delivered from ${JSON.stringify(data)}`);
+    assert.deepEqual(effects.filter((e) => e.type === "ignored"), [{ type: "ignored", why: "notFromLeader" }]);
+  }
+  // An answer meant for another tab is not this tab's business: not read, not counted.
+  assert.deepEqual(received(tab, { type: "rows", from: "lead", to: "g", offset: 0, results: [], cursor: "c0", known: 0, run: null, end: null }), []);
+  assert.deepEqual(tab.ignored, { malformed: 0, notFromLeader: forged.length });
+  assert.equal(tab.ended, false, "a forged end ended nothing");
+  // A tab that announces it took the lock is a leader from then on: its rows and end are read.
+  received(tab, { type: "leader", from: "next" });
+  assert.deepEqual(noticed(received(tab, { ...BATCH, from: "next" })).map((e) => e.type), ["deliver"]);
+  tab.handle({ type: "delivered", offset: 2, cursor: "c2" }, 4);
+  const ended = noticed(received(tab, { ...END, from: "next", total: 2 }, 5));
+  assert.deepEqual(ended.map((e) => e.type), ["end"]);
+  assert.equal(ended[0].outcome.summary.totalResults, 2);
+});
+
+test("every message a tab posts is one a tab reads (the protocol passes its own checks)", () => {
+  // The random cases above fail on any `ignored` other than a batch that came before the
+  // leader's answer; here a leader's and a follower's posts go through wellFormed one by one.
+  const leader = new TabProtocol({ id: "L", offset: 0, cursor: "c0", kept: [], requests: 0 });
+  const posts = [];
+  const collect = (effects) => posts.push(...effects.filter((e) => e.type === "post").map((e) => e.message));
+  collect(leader.handle({ type: "start", hidden: true }, 0));
+  collect(leader.handle({ type: "lock" }, 1));
+  collect(leader.handle({ type: "message", data: { type: "tab", from: "F", hidden: false, leads: false, hello: true } }, 2));
+  collect(leader.handle({ type: "polledStatus", run: { status: "running", rowCount: 2, totalRowCount: null, numberInputs: 1 } }, 3));
+  collect(leader.handle({ type: "polled", batch: { offset: 0, results: [{ id: 0 }, { id: 1 }], cursor: "c2" } }, 4));
+  collect(leader.handle({ type: "message", data: { type: "want", from: "F", next: 0 } }, 5));
+  collect(leader.handle({ type: "webhook", payload: { job_uid: "job" } }, 6));
+  collect(leader.handle({ type: "visibility", hidden: false }, 7));
+  collect(leader.handle({ type: "delivered", offset: 2, cursor: "c2" }, 8));
+  collect(leader.handle({ type: "pollEnded", error: new CaptainDataError("JOB_FAILED", "the run failed", { runStatus: "shutdown" }) }, 9));
+  collect(leader.handle({ type: "message", data: { type: "want", from: "F", next: 1 } }, 10));
+  const f = new TabProtocol({ id: "F", offset: 0, cursor: "c0" });
+  collect(f.handle({ type: "start", hidden: false }, 11));
+  collect(f.handle({ type: "queued" }, 11));
+  collect(f.handle({ type: "webhook", payload: { job_uid: "job" } }, 11));
+  collect(f.handle({ type: "unload" }, 12));
+  const types = new Set(posts.map((m) => m.type));
+  assert.deepEqual([...types].sort(), ["batch", "bye", "end", "leader", "rows", "status", "tab", "want", "webhook"]);
+  const reader = follower({ leader: "L" });
+  for (const message of posts) {
+    const effects = reader.handle({ type: "message", data: structuredClone(message) }, 20);
+    assert.ok(!effects.some((e) => e.type === "ignored" && e.why === "malformed"), `${JSON.stringify(message)} is malformed`);
+  }
+});
+
+// ---- the summary: every field, this tab's figures, once its last poller has ended ---------
+
+test("a leader stopped while its poller runs ends once the poller has: the summary counts its requests and retries", () => {
+  const tab = new TabProtocol({ id: "a", offset: 30, cursor: "c30", requests: 4, retries: 1, startedAt: 100 });
+  tab.handle({ type: "start", hidden: false }, 150);
+  tab.handle({ type: "lock" }, 150);
+  tab.handle({ type: "polled", batch: { offset: 30, results: [{ id: 30 }], cursor: "c31" } }, 160);
+  tab.handle({ type: "delivered", offset: 31, cursor: "c31" }, 161);
+  const stopping = tab.handle({ type: "stop" }, 170);
+  assert.deepEqual(stopping.map((e) => e.type), ["stopPoll", "post", "release"], "lets go at once, ends after its poller");
+  const [end] = tab.handle({ type: "pollEnded", summary: { status: "stopped", totalResults: 31, requests: 3, retries: 2, durationMs: 20, cursor: "c31" } }, 175);
+  assert.deepEqual(end, {
+    type: "end",
+    outcome: { stopped: { status: "stopped", totalResults: 31, requests: 7, retries: 3, durationMs: 75, cursor: "c31" } },
+  });
+  assert.ok(Object.isFrozen(end.outcome.stopped));
+});
+
+test("a follower's success: the run's status from the leader's end, every other figure its own", () => {
+  const tab = follower();
+  received(tab, BATCH);
+  tab.handle({ type: "delivered", offset: 2, cursor: "c2" }, 4);
+  const leaders = { status: "warning", totalResults: 99, requests: 40, retries: 7, durationMs: 9999, cursor: "c99" };
+  const [end] = noticed(received(tab, { ...END, outcome: { summary: leaders }, total: 2 }, 50));
+  assert.deepEqual(end.outcome, { summary: { status: "warning", totalResults: 2, requests: 0, retries: 0, durationMs: 50, cursor: "c2" } });
+});
+
+// ---- one source: the tab layer's texts and summary are the lone wasm poller's --------------
+
+/** A real wasm poller (the Node entry) on the simulator, in process; `start()`'s outcome. */
+async function lonePoller(spec, options = {}) {
+  const sim = createSim({ apiKey: "k", projectId: "p" });
+  const { jobUid } = sim.createJob({ pageSize: 5, ...spec });
+  if (spec.finished) sim.finish(jobUid);
+  const fetch = (input, init) => sim.handle(new Request(input, init));
+  const poller = new JobPoller({ jobUid, apiKey: "k", projectId: "p", baseUrl: "http://127.0.0.1/v3", fetch, intervalMs: 20, ...options });
+  try {
+    return { summary: await poller.start() };
+  } catch (error) {
+    return { error };
+  }
+}
+
+test("the tab layer words TIMEOUT, BUDGET_EXHAUSTED and CALLBACK_FAILED as the engine does", async () => {
+  const running = { rows: 20, durationMs: 3_600_000 };
+  const timeout = await lonePoller(running, { maxDurationMs: 50 });
+  assert.equal(timeout.error?.code, "TIMEOUT");
+  assert.equal(limitError("TIMEOUT", { maxDurationMs: 50 }).message, timeout.error.message);
+  const budget = await lonePoller(running, { maxRequests: 2 });
+  assert.equal(budget.error?.code, "BUDGET_EXHAUSTED");
+  assert.equal(limitError("BUDGET_EXHAUSTED", { maxRequests: 2 }).message, budget.error.message);
+  let failedOn = null;
+  const refused = await lonePoller({ rows: 12, finished: true }, {
+    onBatch(batch) {
+      if (batch.offset > 0) {
+        failedOn = batch;
+        throw new Error("full");
+      }
+    },
+  });
+  assert.equal(refused.error?.code, "CALLBACK_FAILED");
+  assert.ok(failedOn, "a second batch came, and its onBatch threw");
+  const { offset, results } = failedOn;
+  assert.equal(callbackFailed(offset, offset + results.length, null).message, refused.error.message);
+});
+
+test("the summary of every path has the fields index.d.ts promises, in the wasm poller's order", async () => {
+  const types = readFileSync(new URL("../index.d.ts", import.meta.url), "utf8");
+  const block = types.slice(types.indexOf("export interface Summary {"));
+  const promised = [...block.slice(0, block.indexOf("\n}")).matchAll(/^ {2}readonly (\w+)\??:/gm)].map((m) => m[1]);
+  assert.deepEqual(promised, SUMMARY_FIELDS);
+  const lone = await lonePoller({ rows: 7, finished: true });
+  assert.deepEqual(Object.keys(lone.summary ?? {}), SUMMARY_FIELDS, "the lone wasm poller's");
+  assert.deepEqual(Object.keys(summary({})), SUMMARY_FIELDS, "js/summary.js's (a stop before the module loaded, every tab)");
+});
+
+test("the tab options are checked where tabs cannot share too (Node): a TypeError naming the option", () => {
+  const base = { jobUid: "job", baseUrl: "http://127.0.0.1/v3" };
+  const refused = [
+    [{ shareKey: 42 }, "Expected `shareKey` to be a string (got 42)"],
+    [{ shareKey: { team: "a" } }, "Expected `shareKey` to be a string (got an object)"],
+    [{ shareAcrossTabs: "yes" }, 'Expected `shareAcrossTabs` to be a boolean (got "yes")'],
+    [{ onRoleChange: "show" }, 'Expected `onRoleChange` to be a function (got "show")'],
+  ];
+  for (const [options, message] of refused) assert.throws(() => new JobPoller({ ...base, ...options }), { name: "TypeError", message });
+  const poller = new JobPoller({ ...base, shareKey: "team-a", shareAcrossTabs: true });
+  assert.equal(poller.role, "alone", "a key changes nothing where tabs cannot share");
+  poller.free();
+});
+
+test("what a real wasm poller hands the tab layer passes the message checks: its batches, statuses, summary and errors", async () => {
+  const [batches, runs] = [[], []];
+  const record = { onBatch: (batch) => void batches.push(batch), onStatus: (run) => void runs.push(run) };
+  const done = await lonePoller({ rows: 12, finished: true }, record);
+  const failed = await lonePoller({ rows: 3, outcome: "shutdown", durationMs: 0 }, {});
+  const spent = await lonePoller({ rows: 3, durationMs: 3_600_000 }, { ...record, maxRequests: 2 });
+  assert.ok(batches.length >= 3 && runs.length >= 2, `${batches.length} batches, ${runs.length} statuses`);
+  const from = "leader-id";
+  for (const { offset, results, cursor } of batches) assert.ok(wellFormed({ type: "batch", from, offset, results, cursor }), `batch at ${offset}`);
+  for (const run of runs) assert.ok(wellFormed(structuredClone({ type: "status", from, run })), `status ${JSON.stringify(run)}`);
+  const ends = [done, failed, spent].map((outcome) => ({ type: "end", from, outcome: outcomeToWire(outcome), total: 3 }));
+  assert.deepEqual(ends.map((m) => Object.keys(m.outcome)), [["summary"], ["error"], ["error"]]);
+  for (const end of ends) assert.ok(wellFormed(structuredClone(end)), `end ${JSON.stringify(end.outcome)}`);
 });

@@ -19,9 +19,20 @@ const HIDDEN_INTERVAL_MS = 60_000;
 let settings = loadSettings();
 /** The run being watched; replaced by every start or resume. */
 let current = null;
-const table = createResultsTable($("results").tHead, $("results").tBodies[0], (shown) => {
-  $("results-count").textContent = `(${shown.toLocaleString("en")})`;
+const table = createResultsTable($("results-wrap"), $("results"), (received) => {
+  $("results-count").textContent = `(${received.toLocaleString("en")})`;
+  $("download-rows").disabled = received === 0;
 });
+
+/** The rows held, one JSON object a line, as a file the browser saves. */
+function downloadRows() {
+  const text = table.rows().map((row) => JSON.stringify(row)).join("\n");
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([text ? `${text}\n` : ""], { type: "application/x-ndjson" }));
+  link.download = `${current?.saved.jobUid ?? "rows"}.ndjson`;
+  link.click();
+  setTimeout(() => URL.revokeObjectURL(link.href), 60_000);
+}
 
 const formatBytes = (n) => (n < 1024 ? `${n} B` : n < 1048576 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1048576).toFixed(2)} MB`);
 const formatMs = (ms) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
@@ -351,6 +362,7 @@ function init() {
   $("sim-form").addEventListener("submit", onSimSubmit);
   $("poll-form").addEventListener("submit", onPollSubmit);
   $("stop").addEventListener("click", stopCurrent);
+  $("download-rows").addEventListener("click", downloadRows);
   $("resume").addEventListener("click", resumeSaved);
   $("resume-saved").addEventListener("click", resumeSaved);
   $("discard-saved").addEventListener("click", async () => {

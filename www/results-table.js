@@ -1,8 +1,9 @@
-// The results table. Rows are queued and appended in chunks, one chunk per animation frame,
-// through a DocumentFragment, so 10,000 rows never block the page for long. Rows are placed by
-// their position in the run: a row whose position is already shown is skipped, never repeated.
+// The results table, windowed: every row is kept in one array indexed by its position in the
+// run, and only the rows in view (plus a margin) are in the DOM, between two spacer rows that
+// give the scroller its full height. A 50,000-row run costs the page the same few dozen <tr>s
+// as a 50-row one, so rows arriving never stall it. Rows are placed by their position: a row
+// whose position is already held is skipped, never repeated.
 
-const CHUNK = 400;
 const COLUMNS = [
   ["index", "#"],
   ["full_name", "Name"],
@@ -10,12 +11,18 @@ const COLUMNS = [
   ["company_name", "Company"],
   ["location", "Location"],
 ];
+/** Rows rendered above and below the visible ones, so a scroll shows no blank before a frame. */
+const MARGIN_ROWS = 30;
+/** Until a row is measured (the CSS gives rows this height). */
+const DEFAULT_ROW_PX = 27;
 
 const cellText = (value) => (value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value));
 
 function rowElement(row, index) {
   const tr = document.createElement("tr");
   if (row && typeof row === "object" && "id" in row) tr.dataset.id = String(row.id);
+  // ARIA's pattern for a table showing part of its rows: the header is row 1.
+  tr.setAttribute("aria-rowindex", String(index + 2));
   for (const [key] of COLUMNS) {
     const td = document.createElement("td");
     td.textContent = key === "index" ? String(index + 1) : cellText(row?.[key]);
@@ -24,57 +31,96 @@ function rowElement(row, index) {
   return tr;
 }
 
-/**
- * @param {HTMLTableSectionElement} tbody
- * @param {HTMLTableSectionElement} thead
- * @param {(shown: number) => void} onRendered called after each chunk
- */
-export function createResultsTable(thead, tbody, onRendered) {
+function spacerRow() {
+  const tr = document.createElement("tr");
+  tr.className = "spacer";
+  tr.setAttribute("aria-hidden", "true");
+  const td = document.createElement("td");
+  td.colSpan = COLUMNS.length;
+  tr.append(td);
+  return tr;
+}
+
+function headerRow() {
   const head = document.createElement("tr");
+  head.setAttribute("aria-rowindex", "1");
   for (const [, label] of COLUMNS) {
     const th = document.createElement("th");
     th.scope = "col";
     th.textContent = label;
     head.append(th);
   }
-  thead.replaceChildren(head);
-  let received = 0; // rows accepted so far (queued or shown)
-  let shown = 0;
-  let queue = [];
+  return head;
+}
+
+/**
+ * @param {HTMLElement} scroller the element that scrolls (holds the table)
+ * @param {HTMLTableElement} table
+ * @param {(received: number) => void} onRendered called after each render with the rows held
+ */
+export function createResultsTable(scroller, table, onRendered) {
+  table.tHead.replaceChildren(headerRow());
+  const tbody = table.tBodies[0];
+  const [above, below] = [spacerRow(), spacerRow()];
+  /** Every row received, by position. */
+  let rows = [];
+  let rowPx = DEFAULT_ROW_PX;
+  let measured = false;
   let frame = 0;
 
-  function flush() {
+  /** The rows in view plus the margin, between spacers of the height of the rest. */
+  function render() {
     frame = 0;
-    const chunk = queue.slice(0, CHUNK);
-    queue = queue.slice(CHUNK);
+    const top = Math.max(0, scroller.scrollTop - table.tHead.offsetHeight);
+    const first = Math.max(0, Math.floor(top / rowPx) - MARGIN_ROWS);
+    const end = Math.min(rows.length, Math.ceil((top + scroller.clientHeight) / rowPx) + MARGIN_ROWS);
     const fragment = document.createDocumentFragment();
-    for (const { row, index } of chunk) fragment.append(rowElement(row, index));
-    tbody.append(fragment);
-    shown += chunk.length;
-    onRendered(shown);
-    if (queue.length > 0) frame = requestAnimationFrame(flush);
+    for (let i = first; i < end; i++) fragment.append(rowElement(rows[i], i));
+    above.firstChild.style.height = `${first * rowPx}px`;
+    below.firstChild.style.height = `${Math.max(0, rows.length - end) * rowPx}px`;
+    tbody.replaceChildren(above, fragment, below);
+    table.setAttribute("aria-rowcount", String(rows.length + 1));
+    // Fonts give rows another height than the default: place them by what the first one drawn
+    // measures (once: measuring forces a layout, which every render would pay for).
+    if (!measured && end > first) {
+      measured = true;
+      const height = tbody.rows[1].getBoundingClientRect().height;
+      if (height > 0 && Math.abs(height - rowPx) > 0.5) {
+        rowPx = height;
+        schedule();
+      }
+    }
+    onRendered(rows.length);
   }
+
+  function schedule() {
+    frame ||= requestAnimationFrame(render);
+  }
+
+  scroller.addEventListener("scroll", schedule, { passive: true });
 
   return {
     /** Adds rows that start at position `offset` of the run; returns how many were new. */
-    append(rows, offset) {
-      const skip = Math.max(0, received - offset);
-      const fresh = rows.slice(skip);
-      fresh.forEach((row, i) => queue.push({ row, index: received + i }));
-      received += fresh.length;
-      if (fresh.length > 0 && !frame) frame = requestAnimationFrame(flush);
+    append(batch, offset) {
+      const skip = Math.max(0, rows.length - offset);
+      const fresh = batch.slice(skip);
+      for (const row of fresh) rows.push(row);
+      if (fresh.length > 0) schedule();
       return fresh.length;
     },
     clear() {
       if (frame) cancelAnimationFrame(frame);
       frame = 0;
-      queue = [];
-      received = shown = 0;
-      tbody.replaceChildren();
-      onRendered(0);
+      rows = [];
+      scroller.scrollTop = 0;
+      render();
+    },
+    /** Every row held, in order (the page's download of the rows). */
+    rows() {
+      return rows;
     },
     get received() {
-      return received;
+      return rows.length;
     },
   };
 }

@@ -20,3 +20,26 @@ test("it carries the output and connection flags, --cursor only without --state,
   assert.equal(withState, "captaindata-poller watch j-1 --state s.json");
   assert.equal(shellQuote("it's"), `'it'\\''s'`);
 });
+
+test("values of --read-token and --header never reach the command; a note says to give them again", async () => {
+  const { resumeText } = await import("../../bin/resume-command.mjs");
+  const values = { "base-url": "https://w.example/v3", "read-token": "rt_secret_value", header: ["x-proxy-key: hv_secret_value", "x-other:v2_secret"] };
+  const text = resumeText({ jobUid: "j-1", values, cursor: "cdp1.x" }, { prefix: ["captaindata-poller"] });
+  assert.equal(
+    text,
+    'To resume:\n  captaindata-poller watch j-1 --base-url https://w.example/v3 --cursor cdp1.x\n  (secrets are not printed; give them again: the read token: set CAPTAINDATA_READ_TOKEN, or add --read-token TOKEN; add --header "x-proxy-key: …" with its value; add --header "x-other: …" with its value)',
+  );
+  assert.equal(resumeText({ jobUid: "j-1", values: {}, cursor: null }, { prefix: ["x"] }), "To resume:\n  x watch j-1", "no note when nothing is left out");
+});
+
+test("the package's texts in the CLI's words: flags for option names, no advice meant for browsers", async () => {
+  const { inFlagTerms, optionError } = await import("../../bin/connection.mjs");
+  const { withoutBrowserAdvice } = await import("../../bin/failure-text.mjs");
+  // The package's text for a request with no response (src/api/errors.rs NO_RESPONSE_TEXT), as RETRIES_EXHAUSTED carries it.
+  const noResponse = "no response at all (network error; in a browser most likely CORS: point baseUrl at a proxy such as the Cloudflare worker in worker/) after 5 retries";
+  assert.equal(withoutBrowserAdvice(noResponse), "no response at all after 5 retries");
+  assert.equal(withoutBrowserAdvice("HTTP 503: busy"), "HTTP 503: busy");
+  assert.equal(inFlagTerms("HTTP 404 (GET /jobs/j1; baseUrl has no version segment such as /v3)"), "HTTP 404 (GET /jobs/j1; --base-url has no version segment such as /v3)");
+  assert.equal(optionError(new TypeError("Expected `maxDurationMs` to be at most 86400000 (got 1e12)")).message, "--timeout: expected at most 86400000 (got 1e12)");
+  assert.equal(optionError(new TypeError("Expected `headers` to be an object")).message, "--header / --read-token: expected an object");
+});

@@ -3,7 +3,7 @@
 // import of the package by its own name, all at once).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
 import { root } from "../../scripts/exec.mjs";
@@ -41,3 +41,18 @@ test("through npx (npm exec): SIGTERM to npx, which exits at once, still stops t
   assert.equal(ctx.sim.job(jobUid).status, "running");
 });
 
+
+test("through npx: SIGINT to npx (npm hands it to its shell only) stops the CLI like Ctrl-C, exit 130, with the resume command", { timeout: 120_000, skip: !existsSync("/proc/self/status") && "needs Linux /proc" }, async () => {
+  const project = path.join(ctx.dir, "app");
+  const { jobUid } = ctx.sim.createJob({ rows: 3000, durationMs: 600_000, arrival: { bursts: 300 } });
+  const npx = spawnCli(ctx, ["exec", "--offline", "--", "captaindata-poller", "watch", jobUid, "--out", "../npx-int.ndjson", "--state", "../npx-int.state.json", ...simFlags(ctx)], { cwd: project, command: "npm" });
+  await waitFor(() => readScratch(ctx, "npx-int.ndjson").includes('"row-0"'), "a first row in npx-int.ndjson", 60_000);
+  npx.child.kill("SIGINT"); // to npm's pid only, as `kill -INT <pid of npx>` does
+  // npm ends as its shell did, killed by SIGINT once the CLI exited 130: a shell shows 130.
+  const { code, signal } = await npx.exit;
+  assert.ok(code === 130 || signal === "SIGINT", `${code} ${signal}: ${npx.stderr}`);
+  assert.match(npx.stderr, /stopped by SIGINT to npx: [\d,]+ rows? written to \.\.\/npx-int\.ndjson\. To resume:\n {2}npx captaindata-poller watch /);
+  const written = ndjsonIds(readScratch(ctx, "npx-int.ndjson"));
+  assert.equal(JSON.parse(readScratch(ctx, "npx-int.state.json")).rows, written.length, "the state matches the rows");
+  assert.equal(ctx.sim.job(jobUid).status, "running", "stopped long before the run's end");
+});

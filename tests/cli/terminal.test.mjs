@@ -68,8 +68,12 @@ test("NO_COLOR: the line rewritten with carriage returns and no escape code at a
 });
 
 test("TERM=dumb: plain log lines, no line rewritten, no escape code", { skip: !hasScript && "script(1) not installed" }, async () => {
-  const { jobUid } = ctx.sim.createJob({ rows: 1200, durationMs: 300 });
-  const dumb = await onTerminal(["watch", jobUid, ...simFlags(ctx)], "dumb.ndjson", { TERM: "dumb" });
+  // The run ends once the CLI has seen it running (a fixed short run could end before the first read).
+  const { jobUid } = ctx.sim.createJob({ rows: 1200, durationMs: 600_000 });
+  const run = startOnTerminal(["watch", jobUid, ...simFlags(ctx)], "dumb.ndjson", { TERM: "dumb" });
+  await waitFor(() => /^status: running/m.test(run.screen), "a first status line");
+  ctx.sim.finish(jobUid);
+  const dumb = { code: await run.exit, screen: run.screen };
   assert.equal(dumb.code, 0, dumb.screen);
   assert.doesNotMatch(dumb.screen, /\x1b/);
   assert.doesNotMatch(dumb.screen, /\r(?!\n)/, "no carriage return but the terminal's own line ends");

@@ -1,6 +1,7 @@
 // Shared by the demo suites: Debian's Chromium driven by playwright-core (no browser download),
 // the demo server on 127.0.0.1, and reading what a person sees on the page.
 import { mkdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { root } from "../../scripts/exec.mjs";
@@ -38,9 +39,32 @@ export function watchConsole(page) {
   return problems;
 }
 
-/** The row ids the results table shows, in table order. */
-export function shownRowIds(page) {
-  return page.$$eval("#results tbody tr", (rows) => rows.map((r) => r.dataset.id));
+/**
+ * The ids of every row the results table holds, in table order, read as a person would: the
+ * page's "Download rows" file (the table is windowed, so the DOM holds only the rows in view).
+ */
+export async function shownRowIds(page) {
+  if (await page.locator("#download-rows").isDisabled()) return [];
+  const [download] = await Promise.all([page.waitForEvent("download"), page.locator("#download-rows").click()]);
+  const text = await readFile(await download.path(), "utf8");
+  return text.split("\n").filter(Boolean).map((line) => String(JSON.parse(line).id));
+}
+
+/** Waits until the results table holds at least `n` rows (exactly `n` with `{ exact: true }`). */
+export function untilRowsHeld(page, n, { exact = false, polling } = {}) {
+  return page.waitForFunction(
+    ({ n, exact }) => {
+      const held = Number(document.querySelector("#results")?.getAttribute("aria-rowcount") ?? 1) - 1;
+      return exact ? held === n : held >= n;
+    },
+    { n, exact },
+    polling ? { polling } : undefined,
+  );
+}
+
+/** How many rows the results table holds (its `aria-rowcount`, less the header). */
+export async function heldRowCount(page) {
+  return Number((await page.locator("#results").getAttribute("aria-rowcount")) ?? 1) - 1;
 }
 
 /** `["row-0", …, "row-<n-1>"]` */

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { createSim } from "../../sim/index.js";
 import { startDemoServer } from "../../scripts/start.mjs";
-import { launchBrowser, rowIds, shownRowIds, startSimulatedRun, waitForState } from "./browser-fixture.mjs";
+import { launchBrowser, rowIds, shownRowIds, startSimulatedRun, waitForState, untilRowsHeld } from "./browser-fixture.mjs";
 
 const API_KEY = "sk-pace-91c4e2";
 
@@ -217,7 +217,7 @@ test("the demo says when a tab stops spending requests: offline, then hidden", a
     await page.waitForSelector("body[data-ready=true]");
     // A long run, finished on command at the end: it cannot end before the page goes offline.
     const jobUid = await startSimulatedRun(page, { inputs: 40, durationS: 60, pageSize: 1000, intervalMs: 100 });
-    await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length > 0);
+    await untilRowsHeld(page, 1);
     await context.setOffline(true);
     await page.waitForFunction(() => /offline/.test(document.querySelector("#pace").textContent));
     // What was sent before the network went has been answered or failed.

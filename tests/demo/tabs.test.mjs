@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import { manualClock } from "../../sim/clock.js";
 import { createSim } from "../../sim/index.js";
 import { startDemoServer } from "../../scripts/start.mjs";
-import { launchBrowser, rowIds, shownRowIds, startSimulatedRun, waitForState, watchConsole } from "./browser-fixture.mjs";
+import { launchBrowser, rowIds, shownRowIds, startSimulatedRun, waitForState, watchConsole, untilRowsHeld } from "./browser-fixture.mjs";
 
 const API_KEY = "sk-tabs-5e1f0c7d-do-not-share"; // distinctive: searched for in every channel message
 const PROXY_TOKEN = "proxy-token-8b2a61";
@@ -71,11 +71,11 @@ async function openPage(context, { hidden = false } = {}) {
  * Starts a JobPoller in the page, imported by name as an app would; what it hands to the
  * callbacks is recorded in `window.__seen`.
  */
-function startPoller(page, jobUid, { cursor, iterate = false, intervalMs = 100, maxRequests } = {}) {
+function startPoller(page, jobUid, { cursor, iterate = false, intervalMs = 100, maxRequests, shareKey } = {}) {
   return page.evaluate(
-    async ({ jobUid, apiKey, token, cursor, iterate, intervalMs, maxRequests }) => {
+    async ({ jobUid, apiKey, token, cursor, iterate, intervalMs, maxRequests, shareKey }) => {
       const { JobPoller } = await import("captaindata-poller");
-      const seen = (window.__seen = { batches: [], roles: [], statuses: [], outcome: null });
+      const seen = (window.__seen = { batches: [], roles: [], statuses: [], outcome: null, summary: null, iterating: iterate });
       const record = (batch) => seen.batches.push({ offset: batch.offset, ids: batch.results.map((row) => row.id), cursor: batch.cursor });
       const poller = new JobPoller({
         jobUid,
@@ -86,6 +86,7 @@ function startPoller(page, jobUid, { cursor, iterate = false, intervalMs = 100, 
         cursor,
         intervalMs,
         maxRequests,
+        shareKey,
         retry: { retries: 5, minDelayMs: 50, maxDelayMs: 500 },
         onBatch(batch) {
           if (!iterate) record(batch);
@@ -111,10 +112,12 @@ function startPoller(page, jobUid, { cursor, iterate = false, intervalMs = 100, 
         : poller.start();
       // A stopped poller resolves quietly: record that too.
       done.then((summary) => {
+        if (iterate) return;
+        seen.summary = { ...summary, fields: Object.keys(summary), frozen: Object.isFrozen(summary) };
         if (summary?.status === "stopped") seen.outcome = { status: "stopped" };
       }, () => {});
     },
-    { jobUid, apiKey: API_KEY, token: PROXY_TOKEN, cursor, iterate, intervalMs, maxRequests },
+    { jobUid, apiKey: API_KEY, token: PROXY_TOKEN, cursor, iterate, intervalMs, maxRequests, shareKey },
   );
 }
 
@@ -146,12 +149,27 @@ function assertContiguous(record, from = 0) {
   }
 }
 
+/** The fields of index.d.ts `Summary`. */
+const SUMMARY_FIELDS = ["status", "totalResults", "requests", "retries", "durationMs", "cursor"];
+
+/** What `start()` resolved with: every field of a Summary, frozen, and this page's own requests. */
+async function assertSummary(page, what) {
+  const summary = await page.waitForFunction(() => window.__seen?.summary).then((handle) => handle.jsonValue());
+  assert.deepEqual(summary.fields, SUMMARY_FIELDS, `${what}: the summary's fields`);
+  assert.ok(summary.frozen, `${what}: the summary is frozen`);
+  const sent = await page.evaluate(() => window.__fetches.length);
+  assert.equal(summary.requests, sent, `${what}: the summary counts the requests this page sent`);
+  assert.equal(summary.retries, 0, `${what}: no retry on a simulator without faults`);
+  return summary;
+}
+
 async function assertCompleted(page, problems, what, from = 0) {
   assert.deepEqual(await outcomeOf(page), { status: "finished", totalResults: RUN.rows }, `${what} completed`);
   const record = await seen(page);
   assert.deepEqual(idsOf(record), rowIds(RUN.rows).slice(from), `${what}: every row once, in order`);
   assertContiguous(record, from);
   assert.deepEqual(problems, [], `${what} has no errors`);
+  if (!(await page.evaluate(() => window.__seen.iterating))) await assertSummary(page, what); // a for-await loop gets no summary
 }
 
 /** `n` pages on a run that waits for them; the run then moves step by step to its end. */
@@ -275,6 +293,8 @@ test("the leader's page closes and a follower stops mid-run: the others take ove
   const quitter = pages[3].page;
   await quitter.evaluate(() => window.__poller.stop());
   assert.deepEqual(await outcomeOf(quitter), { status: "stopped" }, "stop() ends that page only, quietly");
+  const stopped = await assertSummary(quitter, "the stopped page");
+  assert.equal(stopped.totalResults, idsOf(await seen(quitter)).length, "the stopped page's totalResults are the rows it delivered");
   const rest = pages.slice(1, 3);
   await step(jobUid, rest.map((p) => p.page));
   // Mid-run, once the rows after the close reached both pages: one of them polls for the other.
@@ -342,13 +362,101 @@ test("shareAcrossTabs: false polls alone; a wrong value is a TypeError naming th
       alone: role,
       badShare: await errorOf({ ...base, shareAcrossTabs: "yes" }),
       badCallback: await errorOf({ ...base, onRoleChange: "show" }),
+      badKey: await errorOf({ ...base, shareKey: 42 }),
     };
   });
   assert.deepEqual(result, {
     alone: "alone",
     badShare: 'TypeError: Expected `shareAcrossTabs` to be a boolean (got "yes")',
     badCallback: 'TypeError: Expected `onRoleChange` to be a function (got "show")',
+    badKey: "TypeError: Expected `shareKey` to be a string (got 42)",
   });
+  await context.close();
+});
+
+/**
+ * Posts `messages` on the run's channel from `page`, as any script of the origin can: the
+ * channel has the name of the run's lock, which navigator.locks.query() lists. Returns the name.
+ */
+function postOnRunChannel(page, messages) {
+  return page.evaluate(async (messages) => {
+    const { held } = await navigator.locks.query();
+    const name = held.map((lock) => lock.name).find((n) => n.startsWith("captaindata-poller/"));
+    window.__forger = new BroadcastChannel(name);
+    for (const message of messages) window.__forger.postMessage(message);
+    return name;
+  }, messages);
+}
+
+/** The page's count of channel messages its shared poller did not read (js/tabs-shared.js). */
+async function ignoredIn(page) {
+  return page.evaluate(async () => {
+    const { ignoredMessages } = await import("/js/tabs-shared.js"); // the module the package loaded
+    window.__ignored = ignoredMessages;
+    return ignoredMessages();
+  });
+}
+
+const ignoredReach = (page, { malformed, notFromLeader }) =>
+  page.waitForFunction(([m, n]) => {
+    const now = window.__ignored();
+    return now.malformed === m && now.notFromLeader === n;
+  }, [malformed, notFromLeader]);
+
+test("a malformed or forged message on the run's channel is ignored and counted: no page's callbacks see it", async () => {
+  const context = await newContext();
+  const { jobUid } = demo.sim.createJob(RUN);
+  const leader = await openPage(context);
+  await startPoller(leader.page, jobUid);
+  const follower = await openPage(context);
+  await startPoller(follower.page, jobUid);
+  await tabsAre(follower.page, 2);
+  const pages = [leader.page, follower.page];
+  await step(jobUid, pages); // rows reached the follower: it knows its leader
+  const [fromLeader, fromFollower] = await Promise.all(pages.map(ignoredIn));
+  const next = demo.sim.job(jobUid).rowsAvailable; // a forged batch there would be taken if it were read
+  const name = await postOnRunChannel(follower.page, [
+    42,
+    { type: "batch", from: "mallory", offset: "0", results: "rows", cursor: 1 },
+    { type: "batch", from: "mallory", offset: next, results: [{ id: "forged-row" }], cursor: "forged" },
+    { type: "end", from: "mallory", outcome: { summary: { status: "finished" } }, total: 0 },
+    { type: "end", from: "mallory", outcome: { error: { code: "JOB_FAILED", message: "forged end" } }, total: 0 },
+    { type: "webhook", from: "mallory", payload: { job_uid: "another-run", message: "Job failed." } },
+  ]);
+  assert.ok(!name.includes(API_KEY) && !name.includes(PROXY_TOKEN), `credentials in the lock's name ${name}`);
+  // The follower: two malformed, three well formed but not from its leader (a relayed webhook
+  // is the leader's business); the leader's poller also refuses the other run's webhook.
+  await ignoredReach(follower.page, { malformed: fromFollower.malformed + 2, notFromLeader: fromFollower.notFromLeader + 3 });
+  await ignoredReach(leader.page, { malformed: fromLeader.malformed + 3, notFromLeader: fromLeader.notFromLeader + 3 });
+  for (let i = 1; i < STEPS; i += 1) await step(jobUid, pages);
+  await assertCompleted(leader.page, leader.problems, "the leader");
+  await assertCompleted(follower.page, follower.problems, "the follower");
+  await context.close();
+});
+
+test("shareKey: only pollers given the same key share; the key is not in the lock's name", async () => {
+  const context = await newContext();
+  const { jobUid } = demo.sim.createJob(RUN);
+  const [KEY_A, KEY_B] = ["team-a-7f3e", "team-b-91c0"];
+  const a = await openPage(context);
+  await startPoller(a.page, jobUid, { shareKey: KEY_A });
+  const b = await openPage(context);
+  await startPoller(b.page, jobUid, { shareKey: KEY_B });
+  const c = await openPage(context);
+  await startPoller(c.page, jobUid, { shareKey: KEY_A });
+  await Promise.all([tabsAre(a.page, 2), tabsAre(c.page, 2)]);
+  await b.page.waitForFunction(() => window.__poller.role === "leader");
+  assert.deepEqual(await Promise.all([a, b, c].map(({ page }) => roleOf(page))), ["leader", "leader", "follower"]);
+  const held = await a.page.evaluate(async () => (await navigator.locks.query()).held.map((lock) => lock.name));
+  const names = held.filter((name) => name.includes(jobUid));
+  assert.equal(new Set(names).size, 2, `one lock per key: ${names}`);
+  for (const name of names) assert.ok(!name.includes(KEY_A) && !name.includes(KEY_B), `the key in ${name}`);
+  const pages = [a, b, c].map(({ page }) => page);
+  for (let i = 0; i < STEPS; i += 1) await step(jobUid, pages);
+  for (const [what, { page, problems }] of Object.entries({ a, b, c })) await assertCompleted(page, problems, `page ${what}`);
+  assert.deepEqual((await seen(b.page)).roles.map((r) => r.tabs), [1], "the page with its own key never shared");
+  assert.ok((await b.page.evaluate(() => window.__fetches.length)) > 0, "it polled for itself");
+  assert.equal(await c.page.evaluate(() => window.__fetches.length), 0, "the page that shares a's key polled nothing");
   await context.close();
 });
 
@@ -377,7 +485,7 @@ test("the demo shows this tab's role and how many tabs share the poller", async 
     for (const page of [first, second]) {
       await waitForState(page, "completed");
       // The table draws in animation frames: wait for the last one.
-      await page.waitForFunction(() => document.querySelectorAll("#results tbody tr").length >= 200, null, { polling: 100 });
+      await untilRowsHeld(page, 200, { polling: 100 });
       assert.deepEqual(await shownRowIds(page), rowIds(200));
     }
   } finally {

@@ -10,10 +10,15 @@ const TABLE = [
   // [method, pattern, name, access]
   ["POST", ["v3", "workflows", ":workflowUid", "schedule"], "schedule", "admin"],
   ["POST", ["v3", "jobs", ":jobUid", "track"], "track", "admin"],
+  ["POST", ["v3", "jobs", ":jobUid", "revoke"], "revoke", "admin"],
   ["GET", ["v3", "jobs", ":jobUid"], "run", "read"],
+  ["DELETE", ["v3", "jobs", ":jobUid"], "delete", "admin"],
   ["GET", ["v3", "jobs", ":jobUid", "results"], "results", "read"],
   ["POST", ["webhooks", "captaindata"], "webhook", "webhook"],
   ["GET", ["health"], "health", "admin"],
+  // Captain Data v4 (worker/src/v4-routes.js): the callbacks check their own secret header.
+  ["POST", ["v4", "actions", ":action", "async"], "v4-launch", "admin"],
+  ["POST", ["v4", "callbacks"], "v4-callback", "callback"],
 ];
 
 function matches(pattern, parts) {

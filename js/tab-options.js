@@ -1,0 +1,15 @@
+// The options of the tab layer (js/tabs.js), checked by every runtime's JobPoller: where tabs
+// cannot share (Node, workerd, Web Workers without Web Locks) they change nothing, and a wrong
+// one is still the TypeError it is in a page.
+
+import { describe } from "./delivery.js";
+
+const TYPES = { shareAcrossTabs: "boolean", onRoleChange: "function", shareKey: "string" };
+
+/** Throws the TypeError naming `shareAcrossTabs`, `onRoleChange` or `shareKey` when one is of the wrong type. */
+export function checkTabOptions(options) {
+  for (const [name, type] of Object.entries(TYPES)) {
+    const value = options[name];
+    if (value !== undefined && typeof value !== type) throw new TypeError(`Expected \`${name}\` to be a ${type} (got ${describe(value)})`);
+  }
+}
