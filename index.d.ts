@@ -15,7 +15,8 @@ export type ErrorCode =
   | "SERVER_ERROR"
   | "NETWORK_ERROR"
   | "LOAD_FAILED"
-  | "CALLBACK_FAILED";
+  | "CALLBACK_FAILED"
+  | "TOO_MANY_VIEWERS";
 
 /** The list of every error code, frozen. */
 export declare const ERROR_CODES: readonly ErrorCode[];
@@ -299,7 +300,28 @@ export interface JobPollerOptions<Row = DefaultRow> extends Connection {
   shareKey?: string;
   /** This tab's role or the number of tabs sharing the poller changed (never called when `"alone"`). */
   onRoleChange?: (sharing: TabSharing) => void;
+  /**
+   * How rows arrive. `"poll"`: the poller reads `baseUrl`. `"push"`: the worker's stream
+   * (`GET /v3/jobs/{uid}/stream`, a WebSocket; `baseUrl` is the worker's, the read token goes in
+   * `headers` as `x-read-token` and travels as a subprotocol, never in the URL). `"auto"`: polls,
+   * and moves to the stream as soon as an answer says the server has one (the worker's reads carry
+   * `x-poller-stream`; Captain Data's do not), where a `WebSocket` exists. Under push the
+   * callbacks, the iterator, `stop()`, the cursor and the errors are those of polling; a socket
+   * that drops reconnects from the last row delivered (jittered back-off, `retry`'s delays) and
+   * after `retry.retries` failures in a row the poller polls the worker from its cursor. Each tab
+   * has its own socket (no tab sharing under push).
+   * @default "auto"
+   */
+  transport?: Transport;
+  /** The WebSocket constructor for `transport` `"push"`/`"auto"` (Node 20 has none without a flag: pass the `ws` package's). @default globalThis.WebSocket */
+  WebSocket?: WebSocketConstructorLike;
 }
+
+/** How a {@link JobPoller} gets its rows: see {@link JobPollerOptions.transport}. */
+export type Transport = "poll" | "push" | "auto";
+
+/** What the push client needs of a WebSocket constructor (the browser's, Node ≥ 22's, or `ws`'s). */
+export type WebSocketConstructorLike = new (url: string, protocols?: string | string[]) => { close(code?: number, reason?: string): void };
 
 /** The body of a Captain Data webhook, relayed to {@link JobPoller.webhookReceived}. */
 export interface WebhookPayload {

@@ -189,8 +189,24 @@ function parseArgs(argv) {
   return options;
 }
 
+/**
+ * The push workload (bench/push.mjs) is a workload of its own: viewers of one run in workerd,
+ * not contestants against the simulator. `push` runs it alone; a full run (no workload named)
+ * runs it after the others.
+ */
+async function runAll(options) {
+  const push = options.workloads.includes("push");
+  const workloads = options.workloads.filter((id) => id !== "push");
+  if (!push || workloads.length > 0) await runBench({ ...options, workloads });
+  if (push || options.workloads.length === 0) {
+    const { runPushBench } = await import("./push.mjs");
+    const { table } = await runPushBench({ outDir: options.outDir });
+    process.stdout.write(`\n${table}\n`);
+  }
+}
+
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  runBench(parseArgs(process.argv.slice(2))).catch((error) => {
+  runAll(parseArgs(process.argv.slice(2))).catch((error) => {
     console.error(error?.stack ?? error);
     process.exit(1);
   });

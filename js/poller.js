@@ -6,6 +6,7 @@
 import { Delivery } from "./delivery.js";
 import { CaptainDataError, abortedError, asCaptainDataError } from "./errors.js";
 import { watchPage } from "./page.js";
+import { transportOf } from "./push-transport.js";
 import { summary } from "./summary.js";
 import { checkTabOptions } from "./tab-options.js";
 
@@ -113,10 +114,13 @@ export function createApi({ poll, whole, share = () => null, roleOf = (options) 
     #webhooks = []; // payloads received before the module loaded
     #role;
     #alone = false; // a wasm poller of its own (not shared): it is told about the page here
+    #transport; // polling, or the worker's stream (js/push-transport.js)
 
     /** Validates the options now when the module is loaded (always in Node and workerd). */
     constructor(options) {
       this.#delivery = new Delivery(options);
+      this.#transport = transportOf(options, this.#delivery, everything.ready);
+      options = this.#transport?.options ?? options;
       this.#role = roleOf(options);
       this.#options = options;
       this.#halt = new Promise((resolve) => {
@@ -240,7 +244,9 @@ export function createApi({ poll, whole, share = () => null, roleOf = (options) 
       }
       const unwatch = this.#alone ? watchPage(this.#inner) : () => {};
       try {
-        return { summary: await this.#inner.start() };
+        // The transport may hand over to a stream: `swap(next)` makes it this poller's, and says whether stop() came.
+        const swap = (next) => ((this.#inner = next), this.#stopped);
+        return { summary: await (this.#transport?.run(this.#inner, swap) ?? this.#inner.start()) };
       } catch (error) {
         // A shared poller stopped by our own stop() may still say ABORTED: it is a stop.
         if (error?.code === "ABORTED" && this.#stopped && !signal?.aborted) {

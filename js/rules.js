@@ -17,7 +17,8 @@ export const ERROR_CODES = /* @__PURE__ */ Object.freeze([
   "SERVER_ERROR",
   "NETWORK_ERROR",
   "LOAD_FAILED",
-  "CALLBACK_FAILED"
+  "CALLBACK_FAILED",
+  "TOO_MANY_VIEWERS"
 ]);
 
 /** The codes that polling again with the same options cannot change. */

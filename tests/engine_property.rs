@@ -579,7 +579,8 @@ fn check(plan: &Plan, tally: &mut BTreeMap<&'static str, u32>) -> Result<(), Str
                 | ErrorCode::ServerError
                 | ErrorCode::NetworkError
                 | ErrorCode::LoadFailed
-                | ErrorCode::CallbackFailed => false,
+                | ErrorCode::CallbackFailed
+                | ErrorCode::TooManyViewers => false,
             };
             let clean_failure = plan.clean() && error.code != ErrorCode::JobFailed;
             if !allowed || clean_failure {

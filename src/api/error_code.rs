@@ -35,11 +35,14 @@ pub enum ErrorCode {
     /// `onBatch` (or the iterator's consumer) threw or rejected; the cursor stays before that
     /// batch, so resuming delivers it again.
     CallbackFailed,
+    /// The worker's stream of the run holds its maximum of viewers (`MAX_STREAM_VIEWERS`);
+    /// about this viewer, not the run (`transport: "auto"` polls the worker instead).
+    TooManyViewers,
 }
 
 impl ErrorCode {
     /// Every code, in a stable order: the single source of truth for lists of codes.
-    pub const ALL: [ErrorCode; 14] = [
+    pub const ALL: [ErrorCode; 15] = [
         ErrorCode::AllInputsFailed,
         ErrorCode::JobFailed,
         ErrorCode::Unauthorized,
@@ -54,6 +57,7 @@ impl ErrorCode {
         ErrorCode::NetworkError,
         ErrorCode::LoadFailed,
         ErrorCode::CallbackFailed,
+        ErrorCode::TooManyViewers,
     ];
 
     /// The stable JS code, e.g. `"ALL_INPUTS_FAILED"`.
@@ -73,6 +77,7 @@ impl ErrorCode {
             ErrorCode::NetworkError => "NETWORK_ERROR",
             ErrorCode::LoadFailed => "LOAD_FAILED",
             ErrorCode::CallbackFailed => "CALLBACK_FAILED",
+            ErrorCode::TooManyViewers => "TOO_MANY_VIEWERS",
         }
     }
 

@@ -52,6 +52,7 @@ mod cursor;
 mod paging;
 mod poller;
 mod protocol;
+mod stream_cursor;
 mod url;
 mod validation;
 

@@ -12,7 +12,9 @@
 //!   user's callbacks: js/delivery.js), [`step`] (`pollStep`, rows in the result) and
 //!   [`schedule`] (`scheduleWorkflow`).
 //!
-//! `step` and `schedule` are the feature `step-and-schedule` (on by default): a page that only
+//! [`stream_cursor`] gives the push client (js/push.js) the engine's cursors at an offset.
+//!
+//! `step`, `schedule` and `stream_cursor` are the feature `step-and-schedule` (on by default): a page that only
 //! polls loads a module built without them (docs/size.md).
 
 mod body;
@@ -28,6 +30,8 @@ mod retries;
 mod schedule;
 #[cfg(feature = "step-and-schedule")]
 mod step;
+#[cfg(feature = "step-and-schedule")]
+mod stream_cursor;
 // Only in the whole module (the worker's): a page that only polls does not carry it.
 #[cfg(feature = "step-and-schedule")]
 mod v4_status;

@@ -95,6 +95,8 @@ test("the demo polls a tracked run through the worker with its read token and ge
   const problems = watchConsole(page);
   const requests = [];
   page.on("request", (r) => requests.push({ url: r.url(), headers: r.headers() }));
+  const sockets = [];
+  page.on("websocket", (ws) => sockets.push(ws.url()));
   await page.goto(demo.url);
   await page.waitForSelector("body[data-ready=true]");
 
@@ -113,7 +115,9 @@ test("the demo polls a tracked run through the worker with its read token and ge
   assert.deepEqual(await shownRowIds(page), rowIds(ROWS), "every row once, in order");
   assert.match(await page.locator("#run-status").textContent(), new RegExp(`finished — ${ROWS.toLocaleString("en")} rows`));
   const api = requests.filter((r) => r.url.startsWith(`${workerOrigin}/v3/`));
-  assert.ok(api.some((r) => r.url.includes("page=")), "the worker's later pages were read");
+  // The poller reads the run once, then the worker's stream pushes the rows (transport "auto").
+  assert.ok(api.some((r) => r.url.includes("page=")) || sockets.some((u) => u.includes(`/v3/jobs/${jobUid}/stream`)), "the worker's later pages were read, or its stream");
+  assert.ok(sockets.every((u) => !u.includes(token)), "the token is in no socket URL");
   assert.ok(api.filter((r) => r.headers["x-read-token"]).length > 0, "the token went in a header");
   assert.ok(requests.every((r) => !r.url.startsWith(simOrigin)), "the page never reached the simulator itself");
   assert.ok(requests.every((r) => !r.url.includes(token)), "the token is in no URL");

@@ -41,6 +41,7 @@ const codes: ErrorCode[] = [
   "NETWORK_ERROR",
   "LOAD_FAILED",
   "CALLBACK_FAILED",
+  "TOO_MANY_VIEWERS",
 ];
 const finalCodes: readonly ErrorCode[] = FINAL_ERROR_CODES;
 const listed: readonly ErrorCode[] = ERROR_CODES;
@@ -122,6 +123,11 @@ const badCallback: Options = { jobUid: "j", onBatch: "append" };
 // @ts-expect-error shareAcrossTabs is a boolean
 const badShare: Options = { jobUid: "j", shareAcrossTabs: "yes" };
 
+// Rows pushed by the worker's stream: a transport, and a WebSocket constructor (the browser's here).
+const pushed = new JobPoller({ jobUid: "j", baseUrl: "http://127.0.0.1:8787/v3", transport: "push", WebSocket });
+// @ts-expect-error transport is "poll", "push" or "auto"
+const badTransport: Options = { jobUid: "j", transport: "socket" };
+
 // A proxy adds the credentials: jobUid alone is a valid configuration.
 const minimal = new JobPoller({ jobUid: "job_123", baseUrl: "http://127.0.0.1:8787/v3" });
 
@@ -149,7 +155,7 @@ async function usePoller(): Promise<void> {
   const stopped: void = poller.stop();
   const summary = await running;
   const total: number = summary.totalResults;
-  console.log(cursor, role, notRole, stopped, total, minimal);
+  console.log(cursor, role, notRole, stopped, total, minimal, pushed);
 }
 
 async function useCron(): Promise<void> {

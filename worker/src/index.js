@@ -6,6 +6,7 @@ import { ConfigError, MAX_READ_TOKEN_TTL_SECONDS, connection, redacted, refusedS
 import { trackedRunsCapBody } from "./limits.js";
 import { registryOf, trackerOf } from "./registry.js";
 import { isRunId, route } from "./routes.js";
+import { advertiseStream, forwardStream, streamToken } from "./stream.js";
 import { launchV4, receiveV4Callback } from "./v4-routes.js";
 import { v4Problems } from "./v4-settings.js";
 import { webhookEvent } from "./webhook-events.js";
@@ -183,7 +184,9 @@ function health(env) {
 async function authorize(request, env, match) {
   if (match.access === "admin") return { ok: await isAdmin(request, env, true) };
   if (match.access === "read") {
-    const claims = await readTokenClaims(secret(env, "READ_TOKEN_SECRET"), match.jobUid, request.headers.get(READ_TOKEN_HEADER), Date.now());
+    // A browser cannot set headers on a WebSocket: the stream's token comes as a subprotocol.
+    const token = match.name === "stream" ? streamToken(request) : request.headers.get(READ_TOKEN_HEADER);
+    const claims = await readTokenClaims(secret(env, "READ_TOKEN_SECRET"), match.jobUid, token, Date.now());
     return { ok: claims !== null, claims };
   }
   return { ok: true };
@@ -206,9 +209,11 @@ async function dispatch(request, env, match, url, claims) {
     case "delete":
       return deleteRun(env, match.jobUid);
     case "run":
-      return readRun(env, match.jobUid, claims);
+      return advertiseStream(await readRun(env, match.jobUid, claims));
     case "results":
-      return readResults(env, match.jobUid, url, claims);
+      return advertiseStream(await readResults(env, match.jobUid, url, claims));
+    case "stream":
+      return forwardStream(request, trackerOf(env, match.jobUid), claims.epoch);
     case "webhook":
       return webhook(request, env);
     case "health":

@@ -14,6 +14,7 @@ const TABLE = [
   ["GET", ["v3", "jobs", ":jobUid"], "run", "read"],
   ["DELETE", ["v3", "jobs", ":jobUid"], "delete", "admin"],
   ["GET", ["v3", "jobs", ":jobUid", "results"], "results", "read"],
+  ["GET", ["v3", "jobs", ":jobUid", "stream"], "stream", "read"],
   ["POST", ["webhooks", "captaindata"], "webhook", "webhook"],
   ["GET", ["health"], "health", "admin"],
   // Captain Data v4 (worker/src/v4-routes.js): the callbacks check their own secret header.

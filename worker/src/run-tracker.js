@@ -8,6 +8,7 @@ import { ConfigError, connection, redacted, refusedSetting, settings } from "./c
 import { isWorkerFinal } from "./limits.js";
 import { registryOf } from "./registry.js";
 import { applyStep, nextStepIn } from "./step-outcome.js";
+import { acceptViewer, answerPings, dropViewers, publishCommit, viewerClosed, viewerEpoch, viewerMessage } from "./stream.js";
 import { isMissing, resultsBody, runBody } from "./v3-shapes.js";
 import { storeV4Callback, trackV4, v4Alarm } from "./v4-tracker.js";
 
@@ -33,6 +34,8 @@ export class RunTracker extends DurableObject {
     // Whether the tables exist (null: not looked yet). Only tracking creates them: a read, a
     // kick or a webhook for a run that is not stored (or was deleted) writes nothing.
     this.tablesExist = null;
+    answerPings(ctx);
+    this.awakeSince = Date.now();
   }
 
   hasTables() {
@@ -54,6 +57,37 @@ export class RunTracker extends DurableObject {
     for (const [name, type] of Object.entries(ADDED_COLUMNS)) {
       if (!have.has(name)) this.sql.exec(`ALTER TABLE run ADD COLUMN ${name} ${type}`);
     }
+  }
+
+  /** A commit's rows, status and end to the stream's viewers (v3 steps and v4 callbacks alike). */
+  publish(before, now, rows) {
+    publishCommit(this.ctx, before, now, rows);
+  }
+
+  /** For operators (and tests): the stream's viewers, and since when this instance is awake (it hibernates while idle). */
+  streamStats() {
+    return { viewers: this.ctx.getWebSockets().length, awakeSince: this.awakeSince };
+  }
+
+  /** `GET /v3/jobs/{uid}/stream`, authorised by the Worker: a viewer joins (worker/src/stream.js). */
+  fetch(request) {
+    const config = settings(this.env);
+    return acceptViewer(this.ctx, this.sql, this.readable(viewerEpoch(request)), request, {
+      maxViewers: config.maxStreamViewers,
+      pageSize: config.pageSize,
+    });
+  }
+
+  webSocketMessage(ws) {
+    viewerMessage(ws);
+  }
+
+  webSocketClose(ws, code) {
+    viewerClosed(ws, code);
+  }
+
+  webSocketError(ws) {
+    viewerClosed(ws, 1011);
   }
 
   /** The stored run, or null when this object tracks nothing. */
@@ -113,6 +147,7 @@ export class RunTracker extends DurableObject {
     const run = this.load();
     if (!run) return false;
     this.sql.exec("UPDATE run SET token_epoch = ? WHERE id = 1", newTokenEpoch());
+    dropViewers(this.ctx, "revoked");
     return true;
   }
 
@@ -126,6 +161,7 @@ export class RunTracker extends DurableObject {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.tablesExist = false;
+    dropViewers(this.ctx, "deleted");
     return had;
   }
 
@@ -237,6 +273,7 @@ export class RunTracker extends DurableObject {
     const now = this.load();
     if (!now) return; // deleted during the step: nothing was stored, nothing to plan
     if (!committed) return this.ctx.storage.setAlarm(Date.now());
+    this.publish(run, now, step.results.slice(0, update.kept));
     if (update.done) return this.ctx.storage.setAlarm(now.finished_at + config.retentionMs);
     const delay = nextStepIn(update, step, config, Boolean(now.webhook));
     if (delay !== null) await this.ctx.storage.setAlarm(Date.now() + delay);
