@@ -116,6 +116,8 @@ const NOT_THE_CRATES = new Set([
   "index.d.ts: JobPollerOptions.onCallbackError",
   "index.d.ts: JobPollerOptions.shareAcrossTabs",
   "index.d.ts: JobPollerOptions.shareKey",
+  "index.d.ts: JobPollerOptions.transport",
+  "index.d.ts: JobPollerOptions.WebSocket",
   "bindings.d.ts: BindingOptions.keepRows",
 ]);
 
