@@ -7,8 +7,8 @@
 use alloc::string::String;
 
 use super::cursor::CursorState;
-use super::url::origin_prefix;
 use super::paging::with_page;
+use super::url::origin_prefix;
 use super::{Config, ConfigError};
 
 impl Config {
