@@ -80,7 +80,9 @@ fn describe(option: &str, value: &JsValue) -> String {
     if value.is_object() {
         return "an object".into();
     }
-    if option == "apiKey" {
+    // The project id is configuration like the key: a message never echoes it (a worker
+    // would serve the message to every reader of the run).
+    if option == "apiKey" || option == "projectId" {
         return value.js_typeof().as_string().unwrap_or_default();
     }
     if let Some(text) = value.as_string() {

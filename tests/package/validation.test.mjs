@@ -54,6 +54,21 @@ describe("option validation", () => {
     });
   }
 
+  test("a projectId that cannot be a header is refused without showing it, like the key", async () => {
+    const projectId = "proj-Secret-7731\nX-Injected: 1";
+    for (const make of [() => new JobPoller({ ...base(), projectId }), () => pollStep({ ...base(), projectId })]) {
+      await assert.rejects(
+        async () => make(),
+        (error) => {
+          assert.ok(error instanceof TypeError, `${error?.name}: ${error?.message}`);
+          assert.match(error.message, /projectId/);
+          assert.ok(!error.message.includes("proj-Secret"), error.message);
+          return true;
+        },
+      );
+    }
+  });
+
   test("a corrupt cursor is refused", () => {
     assert.throws(() => new JobPoller({ ...base(), cursor: "{not a cursor" }), TypeError);
   });
