@@ -6,3 +6,6 @@ export const CORS_ADVICE = "; in a browser most likely CORS: point baseUrl at a 
 
 /** Why a .wasm answered with an HTML page (an app's fallback to index.html) did not load. */
 export const notDeployed = (url) => `the server answered text/html for ${url}: is the file deployed at that URL?`;
+
+/** A failure the app has no `onError` for: one console line, so that it is never silent. */
+export const logFailure = (error) => console.error(`captaindata-poller: ${error.code}: ${error.message}`);

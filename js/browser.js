@@ -19,7 +19,7 @@ const WHOLE_WASM_URL = new URL("../pkg/captaindata_poller_bg.wasm", import.meta.
 async function fetchWasm(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
-  if (response.headers.get("content-type")?.startsWith("text/html")) throw new Error((await import("./advice.js")).notDeployed(url));
+  if (/^text\/html/.test(response.headers.get("content-type"))) throw new Error((await import("./advice.js")).notDeployed(url));
   return response;
 }
 

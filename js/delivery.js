@@ -24,7 +24,7 @@ function runStatus(told, last) {
     // a retry: [attempt, retries, delayMs, code, message, HTTP status or null]
     const error = { code: c, message: d };
     if (e !== null) error.status = e;
-    return { ...last, retrying: status ? Object.freeze({ attempt: status, retries: a, delayMs: b, error: Object.freeze(error) }) : null };
+    return { ...last, retrying: status ? Object.freeze({ attempt: status, retries: a, delayMs: b, error }) : null };
   }
   // a status read: [status, rowCount, totalRowCount, numberInputs, errorMessage, pausedForMs, body]
   const copy = (key) => body?.[key] ?? null;
@@ -107,13 +107,11 @@ export class Delivery {
 
   /**
    * The poller ended: `onComplete(summary)` or `onError(error)`, once. A stopped poller's
-   * summary calls neither (stop() is not an event of the run). A failure without `onError` is
-   * also logged, one line: it is never silent, whoever holds start()'s promise.
+   * summary calls neither (stop() is not an event of the run).
    */
   end({ summary, error }) {
     if (this.#ended) return;
     this.#ended = true;
-    if (error && !this.#options.onError) console.error(`captaindata-poller: ${error.code}: ${error.message}`);
     if (error) this.#fire("onError", error);
     else if (summary.status !== "stopped") this.#fire("onComplete", summary);
   }

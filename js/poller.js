@@ -215,6 +215,8 @@ export function createApi({ poll, whole, share = () => null, roleOf = (options) 
         outcome = { error: await advised(asCaptainDataError(error)) };
       }
       if (outcome.error && !(outcome.error instanceof CaptainDataError)) throw outcome.error; // a TypeError
+      // A failure is never silent: without onError, one console line (js/advice.js).
+      if (outcome.error && !this.#options.onError) (await import("./advice.js")).logFailure(outcome.error);
       this.#delivery.end(outcome);
       if (outcome.error) throw outcome.error;
       return outcome.summary;
