@@ -365,9 +365,17 @@ export interface StepResult<Row = DefaultRow> {
   readonly cursor: string;
   /** The last run status seen (`"unknown"` before the first status read). */
   readonly status: string;
-  /** True when nothing is left to do (completed, or failed with `error`). */
+  /**
+   * True only when the run is over for good: it completed, or `error` is final
+   * (`isFinalError(error)`: ALL_INPUTS_FAILED, JOB_FAILED, UNAUTHORIZED, NOT_FOUND). Keep the
+   * cursor all the same: a later step from it delivers no row again.
+   */
   readonly done: boolean;
-  /** The terminal error (with `code` and `message`), when the run or the polling failed. */
+  /**
+   * Why this step failed (with `code` and `message`). With `done: false` the failure is
+   * retryable (RETRIES_EXHAUSTED, TIMEOUT, BAD_RESPONSE, ABORTED, …): the rows in `results` are
+   * new all the same, and the next step goes on from `cursor`. Test `error && !done` for it.
+   */
   readonly error?: CaptainDataError;
   /** Requests this step sent. */
   readonly requests: number;

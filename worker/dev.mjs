@@ -12,8 +12,9 @@ const SIM_PORT = Number(process.env.SIM_PORT ?? 8790);
 const ORIGINS = process.env.ALLOWED_ORIGINS ?? "http://127.0.0.1:8080,http://localhost:8080";
 
 async function main() {
-  if (!existsSync(path.join(REPO_ROOT, "pkg", "captaindata_poller_bg.wasm"))) {
-    throw new Error("pkg/ is not built: run `npm run build` first");
+  // The worker imports the package by name: its workerd entry (dist/) and wasm (pkg/).
+  if (!existsSync(path.join(REPO_ROOT, "pkg", "captaindata_poller_bg.wasm")) || !existsSync(path.join(REPO_ROOT, "dist", "workerd.js"))) {
+    throw new Error("pkg/ and dist/ are not built: run `npm run build` first");
   }
   const workerOrigin = `http://127.0.0.1:${WORKER_PORT}`;
   const sim = await startSimServer({
@@ -23,7 +24,7 @@ async function main() {
     webhook: { url: `${workerOrigin}/webhooks/captaindata`, headers: { "x-webhook-secret": LOCAL_SECRETS.WEBHOOK_SECRET } },
   });
   const mf = new Miniflare(
-    miniflareOptions({ baseUrl: sim.url, port: WORKER_PORT, bindings: { ALLOWED_ORIGINS: ORIGINS, POLL_INTERVAL_MS: "5000" } }),
+    await miniflareOptions({ baseUrl: sim.url, port: WORKER_PORT, bindings: { ALLOWED_ORIGINS: ORIGINS, POLL_INTERVAL_MS: "5000" } }),
   );
   await mf.ready;
   const { jobUid } = sim.sim.createJob({ rows: 500, durationMs: 60000 });

@@ -23,8 +23,9 @@ const STEP_MAX_REQUESTS: u32 = 50;
 const STEP_DEADLINE_MS: u64 = 25_000;
 
 // One bounded round: resolves with `{ results, cursor, status, done, error?, requests }`.
-// A terminal failure is in `error` (a `CaptainDataError`); only invalid options reject.
-// Documented in index.d.ts (see `JobPoller` for why not here).
+// A failure is in `error` (a `CaptainDataError`); only invalid options reject. `done` means the
+// run is over for good: completed, or a final error (`isFinalError`); after any other error the
+// next step goes on from `cursor`. Documented in index.d.ts (see `JobPoller` for why not here).
 #[allow(missing_docs)]
 #[wasm_bindgen(js_name = pollStep)]
 pub fn poll_step(options: JsValue) -> Promise {
@@ -91,9 +92,11 @@ fn result(session: &Session, round: Round, end: End) -> JsValue {
         // A step has no stop(): only its signal ends it early (ABORTED).
         End::Yield | End::Stopped(_) => (false, last_status, JsValue::UNDEFINED),
         End::Complete(summary) => (true, Some(summary.status), JsValue::UNDEFINED),
+        // Only a final error ends the run for good; after a retryable one (retries or time ran
+        // out, an unusable answer, …) a cron worker keeps its cursor and steps again later.
         End::Fail(e) => {
             let error = terminal_error(&e, session);
-            (true, e.run_status.or(last_status), error)
+            (e.code.is_final(), e.run_status.or(last_status), error)
         }
     };
     frozen(&StepResult {

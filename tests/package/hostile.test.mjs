@@ -106,7 +106,7 @@ describe("hostile responses", () => {
   test("pollStep reports the same error as a step result (not a rejection)", async () => {
     const { jobUid } = ctx.sim.createJob({ rows: 30, durationMs: 0, pageSize: 10, hostile: "foreignNext", hostileFrom: 1 });
     const step = await pollStep({ ...ctx.connection, jobUid, retry: RETRY });
-    assert.equal(step.done, true);
+    assert.equal(step.done, false, "BAD_RESPONSE is not final: the run is not over");
     assert.equal(step.error.code, "BAD_RESPONSE");
     assert.deepEqual(step.results.map((r) => r.id), rowIds(20));
   });

@@ -107,3 +107,28 @@ test("pollStep after a finished step with its cursor reads nothing again", async
   assert.equal(step.done, true);
   assert.equal(step.status, "finished");
 });
+
+test("pollStep's done is the end for good: a retryable failure (RETRIES_EXHAUSTED) is done: false, and the next step goes on from its cursor", async () => {
+  // Three 503s in a row from the second results page on: the step's one retry cannot outlast them.
+  const faults = { script: [{ kind: "results", nth: 2, respond: 503, count: 3 }] };
+  const { jobUid } = ctx.sim.createJob({ rows: 60, durationMs: 0, pageSize: 20, faults });
+  const retry = { retries: 1, minDelayMs: 1, maxDelayMs: 5 };
+  const first = await pollStep({ ...ctx.connection, jobUid, maxRequests: 20, deadlineMs: 5000, retry });
+  assert.equal(first.error?.code, "RETRIES_EXHAUSTED", JSON.stringify(first.error));
+  assert.equal(first.done, false, "not final: the run is not over");
+  assert.deepEqual(first.results.map((r) => r.id), rowIds(20), "the rows read before the failure are the step's");
+  const rows = [...first.results];
+  let step = first;
+  for (let tick = 0; tick < 10 && !step.done; tick++) {
+    step = await pollStep({ ...ctx.connection, jobUid, cursor: step.cursor, maxRequests: 20, deadlineMs: 5000, retry });
+    rows.push(...step.results);
+  }
+  assert.deepEqual([step.done, step.error, step.status], [true, undefined, "finished"]);
+  assert.deepEqual(rows.map((r) => r.id), rowIds(60), "every row once across the failure");
+});
+
+test("pollStep's done with an error only for a final one (isFinalError): UNAUTHORIZED", async () => {
+  const { jobUid } = ctx.sim.createJob({ rows: 10, durationMs: 0, pageSize: 10 });
+  const step = await pollStep({ ...ctx.connection, apiKey: "nope", jobUid, retry: FAST.retry });
+  assert.deepEqual([step.done, step.error?.code], [true, "UNAUTHORIZED"]);
+});

@@ -37,8 +37,10 @@ test("a missing secret: the run names it, so do the logs and /health; no request
     const { jobUid } = w.sim.createJob({ rows: 30, durationMs: 0, pageSize: 10 });
     const token = await w.track(jobUid);
     const held = await w.untilRun(jobUid, token, (run) => run.status === "paused", "held for its configuration");
-    assert.match(held.error_message, /CAPTAINDATA_API_KEY is not set \(wrangler secret put CAPTAINDATA_API_KEY\)/);
+    // Readers learn that polling waits for the configuration; the setting is named to operators only.
+    assert.match(held.error_message, /cannot poll this run until its configuration is fixed/);
     assert.match(held.error_message, /resumes by itself once it is fixed/);
+    assert.doesNotMatch(held.error_message, /CAPTAINDATA_API_KEY/);
     assert.ok(w.logs.some((line) => /worker configuration: .*CAPTAINDATA_API_KEY is not set/.test(line)), w.logs.join("\n"));
 
     // Not an outage: cron ticks step it again, but no request goes out and no failed step is
@@ -68,7 +70,7 @@ test("a bad variable is named too; a bad origin stops only CORS, and reads keep 
     const { jobUid } = w.sim.createJob({ rows: 20, durationMs: 0, pageSize: 10 });
     const token = await w.track(jobUid);
     const held = await w.untilRun(jobUid, token, (run) => run.status === "paused", "held for its configuration");
-    assert.match(held.error_message, /RETRY_RETRIES must be an integer ≥ 0 \(it is "three"\)/);
+    assert.doesNotMatch(held.error_message, /RETRY_RETRIES|three/, "no setting and no value to readers");
     assert.ok(w.logs.some((line) => /worker configuration: .*RETRY_RETRIES/.test(line)));
     const health = await w.call("/health", { headers: ADMIN });
     assert.equal(health.status, 503);
@@ -76,6 +78,7 @@ test("a bad variable is named too; a bad origin stops only CORS, and reads keep 
       health.body.problems.map((p) => [p.setting, p.stops_polling]),
       [["RETRY_RETRIES", true], ["ALLOWED_ORIGINS", false]],
     );
+    assert.match(health.body.problems[0].message, /RETRY_RETRIES must be an integer ≥ 0 \(it is "three"\)/);
     assert.match(health.body.problems[1].message, /"app.example", which is not an origin/);
     const cors = await w.call(`/v3/jobs/${jobUid}`, { headers: { origin: "https://app.example", "x-read-token": token } });
     assert.deepEqual([cors.status, cors.headers.get("access-control-allow-origin")], [200, "https://app.example"]);
@@ -88,11 +91,13 @@ test("a bad variable is named too; a bad origin stops only CORS, and reads keep 
   });
 });
 
-test("a missing secret on a route names it in the answer and the logs, without a value", async () => {
+test("a missing secret on a route: named to the operator (admin token) and in the logs; anyone else gets a generic 500", async () => {
   await withWorker({ READ_TOKEN_SECRET: "" }, async (w) => {
     const res = await w.call("/v3/jobs/some-run/track", { method: "POST", headers: ADMIN });
     assert.deepEqual([res.status, res.body.setting], [500, "READ_TOKEN_SECRET"]);
     assert.match(res.body.message, /READ_TOKEN_SECRET is not set/);
+    const reader = await w.call("/v3/jobs/some-run", { headers: { "x-read-token": "v2.1.x.y" } });
+    assert.deepEqual([reader.status, reader.body], [500, { message: "Internal error" }]);
     assert.ok(w.logs.some((line) => /worker configuration: .*READ_TOKEN_SECRET/.test(line)));
     const health = await w.call("/health", { headers: ADMIN });
     assert.deepEqual(health.body.problems.map((p) => [p.setting, p.stops_polling]), [["READ_TOKEN_SECRET", false]]);

@@ -13,7 +13,8 @@ let w;
 const clock = manualClock(Date.now());
 before(async () => {
   // POLL_INTERVAL_MS 0: between webhooks only cron ticks step a run, so a step is the webhook's doing.
-  w = await startWorker({ bindings: { POLL_INTERVAL_MS: "0" }, sim: { clock } });
+  // WEBHOOK_MIN_GAP_MS 0: these tests are about what a webhook means, not how often one may step a run.
+  w = await startWorker({ bindings: { POLL_INTERVAL_MS: "0", WEBHOOK_MIN_GAP_MS: "0" }, sim: { clock } });
 });
 
 /** Moves the simulated time on by `ms` and sends the webhooks that are due. */

@@ -2,6 +2,7 @@
 // Miniflare (cf: false) whose outbound fetches are recorded and allowed only to the simulator.
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
+import path from "node:path";
 import { Miniflare } from "miniflare";
 import { startSimServer } from "../../sim/server.mjs";
 import { LOCAL_SECRETS, miniflareOptions } from "../../worker/miniflare-options.mjs";
@@ -77,11 +78,25 @@ function outboundTo(server, outbound, hooks) {
 }
 
 /**
- * Starts the simulator and the worker.
- * @param {{ bindings?: Record<string, string>, sim?: object, persist?: string }} [options]
- *   `persist`: a directory for the Durable Objects' storage, kept across `restart()`.
+ * The modules of a worker `wrangler deploy --dry-run --outdir <dir>` bundled: its `index.js`
+ * and the `.wasm` files next to it, compiled by workerd as wrangler's upload would have them.
  */
-export async function startWorker({ bindings = {}, sim = {}, persist } = {}) {
+function deployedModules(dir) {
+  return {
+    modules: true,
+    scriptPath: path.join(dir, "index.js"),
+    modulesRoot: dir,
+    modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
+  };
+}
+
+/**
+ * Starts the simulator and the worker.
+ * @param {{ bindings?: Record<string, string>, sim?: object, persist?: string, deployed?: string }} [options]
+ *   `persist`: a directory for the Durable Objects' storage, kept across `restart()`.
+ *   `deployed`: run the bundle wrangler wrote in that directory instead of this repository's worker.
+ */
+export async function startWorker({ bindings = {}, sim = {}, persist, deployed } = {}) {
   const port = await freePort();
   const workerOrigin = `http://127.0.0.1:${port}`;
   const server = await startSimServer({
@@ -95,18 +110,42 @@ export async function startWorker({ bindings = {}, sim = {}, persist } = {}) {
   const hooks = {};
   const logs = [];
   const options = {
-    ...miniflareOptions({
+    ...(await miniflareOptions({
       baseUrl: server.url,
       port,
       outboundService: outboundTo(server, outbound, hooks),
       bindings: { ...SECRETS, ...FAST_BINDINGS, CAPTAINDATA_BASE_URL: server.url, ...bindings },
       onLine: (line) => logs.push(line),
-    }),
+    })),
     ...(persist ? { durableObjectsPersist: persist } : {}),
   };
+  if (deployed) {
+    delete options.modules;
+    Object.assign(options, deployedModules(deployed));
+  }
   const mf = new Miniflare(options);
   await mf.ready;
   return new WorkerHarness(mf, server, outbound, workerOrigin, hooks, options, logs);
+}
+
+// Miniflare reaches workerd over keep-alive connections that workerd closes when idle for 5 s;
+// on a busy machine one can be closed just as it is reused. The request never arrived: sent again.
+const STALE_CONNECTION = /other side closed|ECONNRESET|socket hang up/;
+
+/**
+ * `action()` (a call through Miniflare's proxy), tried again (twice at most) on a stale connection, its
+ * failure named: Miniflare's own "fetch failed" says neither what nor why.
+ */
+async function named(what, action) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await action();
+    } catch (e) {
+      const why = `${e.cause?.code ?? ""} ${e.cause?.message ?? ""}`;
+      if (attempt < 3 && STALE_CONNECTION.test(why)) continue; // the pool may hold more than one
+      throw new Error(`${what}: ${e.message} (${why.trim() || "no cause"})`, { cause: e });
+    }
+  }
 }
 
 class WorkerHarness {
@@ -196,15 +235,26 @@ class WorkerHarness {
 
   /** One cron tick (`scheduled()`), as the cron trigger would fire it. */
   async tick() {
-    const worker = await this.mf.getWorker();
-    const result = await worker.scheduled({ cron: "* * * * *" });
+    const result = await named("tick", async () => (await this.mf.getWorker()).scheduled({ cron: "* * * * *" }));
     assert.equal(result.outcome, "ok");
   }
 
   /** The registry's counters: runs by state, kicks per alarm invocation. */
-  async registryStats() {
-    const ns = await this.mf.getDurableObjectNamespace("REGISTRY");
-    return ns.get(ns.idFromName("registry")).stats();
+  registryStats() {
+    return named("registry stats", async () => {
+      const ns = await this.mf.getDurableObjectNamespace("REGISTRY");
+      const stats = await ns.get(ns.idFromName("registry")).stats();
+      return { active: stats.active, retired: stats.retired, kicksPerInvocation: [...stats.kicksPerInvocation] };
+    });
+  }
+
+  /** What a run's Durable Object holds: its tables (sorted), rows and alarm. */
+  runStorage(jobUid) {
+    return named("run storage", async () => {
+      const ns = await this.mf.getDurableObjectNamespace("RUNS");
+      const data = await ns.get(ns.idFromName(jobUid)).storedData();
+      return { tables: [...data.tables].sort(), rows: data.rows, alarm: data.alarm };
+    });
   }
 
   /** Requests the worker sent for one run, grouped by step (one step = one invocation). */

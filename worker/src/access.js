@@ -1,8 +1,10 @@
-// Who may do what: per-run read tokens (HMAC of the run id), shared secrets compared in
-// constant time, CORS limited to configured origins.
+// Who may do what: per-run read tokens (signed, with an expiry and the run's token epoch),
+// shared secrets compared in constant time, webhook signatures, CORS limited to configured origins.
 
 const encoder = new TextEncoder();
-const READ_TOKEN_CONTEXT = "captaindata-poller read token v1:";
+const READ_TOKEN_CONTEXT = "captaindata-poller read token v2:";
+// `v2.<expiry, unix seconds>.<the run's token epoch>.<signature>`: every part is signed.
+const READ_TOKEN = /^v2\.(\d{1,12})\.([A-Za-z0-9_-]{16,64})\.([A-Za-z0-9_-]{43})$/;
 
 function hmacKey(secretValue, usages) {
   return crypto.subtle.importKey("raw", encoder.encode(secretValue), { name: "HMAC", hash: "SHA-256" }, false, usages);
@@ -25,18 +27,50 @@ function fromBase64url(text) {
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
-/** The read token of a run: base64url(HMAC-SHA-256(secret, context + jobUid)). */
-export async function readToken(secretValue, jobUid) {
-  const key = await hmacKey(secretValue, ["sign"]);
-  return base64url(await crypto.subtle.sign("HMAC", key, encoder.encode(READ_TOKEN_CONTEXT + jobUid)));
+/** A new random token epoch for a run: revoking its tokens is replacing it. */
+export function newTokenEpoch() {
+  return base64url(crypto.getRandomValues(new Uint8Array(16)));
 }
 
-/** True when `token` is the read token of `jobUid`; `verify` compares in constant time. */
-export async function checkReadToken(secretValue, jobUid, token) {
-  const signature = typeof token === "string" ? fromBase64url(token) : null;
-  if (!signature) return false;
+const signed = (jobUid, expires, epoch) => encoder.encode(`${READ_TOKEN_CONTEXT}${jobUid}.${expires}.${epoch}`);
+
+/**
+ * The read token of a run: it opens that run only, until `expiresAt` (ms; kept in whole
+ * seconds), and only while the run's token epoch is `epoch`.
+ */
+export async function readToken(secretValue, jobUid, { epoch, expiresAt }) {
+  const expires = Math.floor(expiresAt / 1000);
+  const key = await hmacKey(secretValue, ["sign"]);
+  return `v2.${expires}.${epoch}.${base64url(await crypto.subtle.sign("HMAC", key, signed(jobUid, expires, epoch)))}`;
+}
+
+/**
+ * The claims of `token` when it is a read token of `jobUid` that has not expired at `nowMs`
+ * (`verify` compares the signature in constant time), else null. The epoch is checked by the
+ * run's RunTracker, which holds it.
+ * @returns {Promise<{ epoch: string, expiresAt: number } | null>}
+ */
+export async function readTokenClaims(secretValue, jobUid, token, nowMs) {
+  const parts = typeof token === "string" ? READ_TOKEN.exec(token) : null;
+  const signature = parts && fromBase64url(parts[3]);
+  if (!signature) return null;
+  const [, expires, epoch] = parts;
   const key = await hmacKey(secretValue, ["verify"]);
-  return crypto.subtle.verify("HMAC", key, signature, encoder.encode(READ_TOKEN_CONTEXT + jobUid));
+  if (!(await crypto.subtle.verify("HMAC", key, signature, signed(jobUid, expires, epoch)))) return null;
+  const expiresAt = Number(expires) * 1000;
+  return expiresAt > nowMs ? { epoch, expiresAt } : null;
+}
+
+/**
+ * Whether `signature` (hex, optionally `sha256=`-prefixed) is HMAC-SHA-256(secret, body):
+ * `verify` compares in constant time.
+ */
+export async function checkSignature(secretValue, bytes, signature) {
+  const hex = /^(?:sha256=)?([0-9a-fA-F]{64})$/.exec(typeof signature === "string" ? signature.trim() : "")?.[1];
+  if (!hex) return false;
+  const mac = Uint8Array.from(hex.match(/../g), (h) => parseInt(h, 16));
+  const key = await hmacKey(secretValue, ["verify"]);
+  return crypto.subtle.verify("HMAC", key, mac, bytes);
 }
 
 /**

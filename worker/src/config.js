@@ -15,7 +15,18 @@ const DEFAULTS = Object.freeze({
   RETRY_RETRIES: 3,
   RETRY_MIN_DELAY_MS: 1000,
   RETRY_MAX_DELAY_MS: 10000,
+  // Personal data: how long a run's rows are kept after it ends, and how much is kept at all.
+  RETENTION_DAYS: 30,
+  MAX_ROWS_PER_RUN: 1_000_000, // 0: no cap
+  MAX_TRACKED_RUNS: 10_000, // 0: no cap
+  // A read token's life when /track names none (its body's `expires_in`).
+  READ_TOKEN_TTL_SECONDS: 86_400,
+  // Webhooks: at most one webhook-triggered step of a run per this many ms.
+  WEBHOOK_MIN_GAP_MS: 10_000,
 });
+
+/** The longest life a read token can be given (a year), whatever `expires_in` asks. */
+export const MAX_READ_TOKEN_TTL_SECONDS = 365 * 86_400;
 
 /** Required secrets (wrangler secret put NAME) and whether a poll step needs them. */
 const SECRETS = Object.freeze({
@@ -48,7 +59,10 @@ export class MissingSecret extends ConfigError {
  *   `polling`: no run can be polled while this problem lasts.
  */
 
-/** A non-negative integer setting; a bad value is listed and the default used meanwhile. */
+/**
+ * A non-negative integer setting; a bad value is listed and the default used meanwhile. The
+ * value is shown to operators only (GET /health, the logs), never to readers.
+ */
 function count(env, name, problems) {
   const raw = env[name];
   if (raw === undefined || raw === "") return DEFAULTS[name];
@@ -56,6 +70,15 @@ function count(env, name, problems) {
   if (Number.isInteger(value) && value >= 0) return value;
   problems.push({ setting: name, message: `The worker setting ${name} must be an integer ≥ 0 (it is ${JSON.stringify(String(raw))})`, polling: true });
   return DEFAULTS[name];
+}
+
+/** RETENTION_DAYS in ms: a number of days > 0, decimals allowed (0.5 = 12 hours). */
+function retentionMs(env, problems) {
+  const raw = env.RETENTION_DAYS;
+  const value = raw === undefined || raw === "" ? DEFAULTS.RETENTION_DAYS : Number(raw);
+  if (Number.isFinite(value) && value > 0) return Math.round(value * 86_400_000);
+  problems.push({ setting: "RETENTION_DAYS", message: `The worker setting RETENTION_DAYS must be a number of days > 0 (it is ${JSON.stringify(String(raw))})`, polling: false });
+  return DEFAULTS.RETENTION_DAYS * 86_400_000;
 }
 
 /** The API base URL: http(s) and absolute. Its value is not echoed (it could hold credentials). */
@@ -71,6 +94,14 @@ function baseUrl(env, problems) {
   if (url && ["https:", "http:"].includes(url.protocol)) return String(raw);
   problems.push({ setting: "CAPTAINDATA_BASE_URL", message: "The worker setting CAPTAINDATA_BASE_URL must be an absolute http(s) URL", polling: true });
   return DEFAULTS.CAPTAINDATA_BASE_URL;
+}
+
+/** READ_TOKEN_TTL_SECONDS: 1 s to a year; another value is listed and the default used. */
+function tokenTtl(env, problems) {
+  const ttl = count(env, "READ_TOKEN_TTL_SECONDS", problems);
+  if (ttl >= 1 && ttl <= MAX_READ_TOKEN_TTL_SECONDS) return ttl;
+  problems.push({ setting: "READ_TOKEN_TTL_SECONDS", message: `The worker setting READ_TOKEN_TTL_SECONDS must be from 1 to ${MAX_READ_TOKEN_TTL_SECONDS} seconds (it is ${ttl})`, polling: false });
+  return DEFAULTS.READ_TOKEN_TTL_SECONDS;
 }
 
 /** Allowed CORS origins; an entry that is not an origin (`https://host[:port]`) is listed and left out. */
@@ -92,10 +123,20 @@ function origins(env, problems) {
   return new Set(valid);
 }
 
+// The key and the project id travel as header values: bytes, no NUL, CR or LF (fetch refuses the rest).
+const HEADER_SECRETS = ["CAPTAINDATA_API_KEY", "CAPTAINDATA_PROJECT_ID"];
+const NOT_IN_A_HEADER = /[\0\r\n]|[^\x00-\xff]/;
+
 function secretProblems(env) {
-  return Object.entries(SECRETS)
+  const missing = Object.entries(SECRETS)
     .filter(([name]) => typeof env[name] !== "string" || env[name] === "")
     .map(([name, { polling }]) => ({ setting: name, message: new MissingSecret(name).message, polling }));
+  const unsendable = HEADER_SECRETS.filter((name) => typeof env[name] === "string" && NOT_IN_A_HEADER.test(env[name])).map((name) => ({
+    setting: name,
+    message: `The worker secret ${name} holds a character a header value cannot (NUL, CR, LF or one past U+00FF); its value is not shown`,
+    polling: true,
+  }));
+  return [...missing, ...unsendable];
 }
 
 /**
@@ -127,6 +168,11 @@ export function settings(env) {
     allowedOrigins: origins(env, problems),
     // A row field that identifies a row: lets pollStep drop rows the API repeats across pages.
     rowKey: env.ROW_KEY ? String(env.ROW_KEY) : undefined,
+    retentionMs: retentionMs(env, problems),
+    maxRowsPerRun: count(env, "MAX_ROWS_PER_RUN", problems) || Infinity,
+    maxTrackedRuns: count(env, "MAX_TRACKED_RUNS", problems) || Infinity,
+    readTokenTtlSeconds: tokenTtl(env, problems),
+    webhookMinGapMs: count(env, "WEBHOOK_MIN_GAP_MS", problems),
   };
   return { ...values, problems: [...secretProblems(env), ...problems] };
 }
@@ -149,4 +195,45 @@ export function secret(env, name) {
   const value = env[name];
   if (typeof value !== "string" || value === "") throw new MissingSecret(name);
   return value;
+}
+
+/** The names of the secrets the worker needs (`wrangler secret put NAME`, or `.dev.vars`). */
+export const SECRET_NAMES = Object.freeze(Object.keys(SECRETS));
+
+// Optional secrets: never required, redacted all the same.
+const OPTIONAL_SECRETS = ["WEBHOOK_SIGNING_SECRET"];
+
+/**
+ * `text` without the value of any secret (the project id is one, like the key): for every
+ * message that can reach a log line or an answer, whatever produced it.
+ */
+export function redacted(env, text) {
+  let out = String(text);
+  for (const name of [...SECRET_NAMES, ...OPTIONAL_SECRETS]) {
+    const value = env[name];
+    if (typeof value === "string" && value.length >= 4) out = out.split(value).join(`[${name}]`);
+  }
+  return out;
+}
+
+// pollStep's and scheduleWorkflow's options, by the setting that fills them.
+const SETTING_OF_OPTION = {
+  apiKey: "CAPTAINDATA_API_KEY",
+  projectId: "CAPTAINDATA_PROJECT_ID",
+  baseUrl: "CAPTAINDATA_BASE_URL",
+  timeoutMs: "REQUEST_TIMEOUT_MS",
+  maxRequests: "SUBREQUEST_BUDGET",
+  deadlineMs: "STEP_DEADLINE_MS",
+  rowKey: "ROW_KEY",
+  retry: "RETRY_RETRIES, RETRY_MIN_DELAY_MS or RETRY_MAX_DELAY_MS",
+};
+
+/**
+ * A setting the package refused (its `TypeError` names the option, "Expected `projectId` to be
+ * …", and may quote the value): the setting, named without the value.
+ */
+export function refusedSetting(error) {
+  const option = /`([A-Za-z]+)[.`]/.exec(String(error?.message ?? ""))?.[1];
+  const setting = SETTING_OF_OPTION[option] ?? "a worker setting";
+  return new ConfigError(setting, `The worker setting ${setting} was refused by the package (${error?.name ?? "Error"})`);
 }

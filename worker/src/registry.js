@@ -30,13 +30,31 @@ export class Registry extends DurableObject {
     for (const statement of SCHEMA) this.sql.exec(statement);
   }
 
-  /** Adds a run to the sweeps (idempotent; a retired run becomes active again). */
-  add(jobUid) {
+  /**
+   * Adds a run to the sweeps (idempotent; a retired run becomes active again). A run not listed
+   * yet is refused when `maxRuns` runs are listed already, unless `force` (a run launched
+   * already is always tracked: nothing of it may be left unstored).
+   * @returns {"added" | "present" | "full"}
+   */
+  add(jobUid, maxRuns = Infinity, force = false) {
+    const present = this.sql.exec("SELECT 1 FROM runs WHERE job_uid = ?", jobUid).toArray().length > 0;
+    if (!present && !force && !this.hasRoom(maxRuns)) return "full";
     this.sql.exec(
       "INSERT INTO runs (job_uid, active, added_at) VALUES (?, 1, ?) ON CONFLICT (job_uid) DO UPDATE SET active = 1",
       jobUid,
       Date.now(),
     );
+    return present ? "present" : "added";
+  }
+
+  /** Whether one more run fits under MAX_TRACKED_RUNS (every stored run counts, ended ones too). */
+  hasRoom(maxRuns) {
+    return this.sql.exec("SELECT COUNT(*) AS n FROM runs").one().n < maxRuns;
+  }
+
+  /** Forgets a run (its RunTracker deletes its own storage). */
+  remove(jobUid) {
+    this.sql.exec("DELETE FROM runs WHERE job_uid = ?", jobUid);
   }
 
   /** A cron tick: start a sweep, or ask the running one to start over when it ends. */
@@ -51,7 +69,7 @@ export class Registry extends DurableObject {
     await this.ctx.storage.setAlarm(Date.now());
   }
 
-  /** One chunk of a sweep: kick the next runs, retire those that ended or are unknown. */
+  /** One chunk of a sweep: kick the next runs, retire those that ended, forget those not stored. */
   async alarm() {
     const { fanoutChunk } = settings(this.env);
     const { after } = this.sql.exec("SELECT after FROM sweep WHERE id = 1").one();
@@ -61,7 +79,11 @@ export class Registry extends DurableObject {
       .map((r) => r.job_uid);
     const states = await Promise.allSettled(chunk.map((jobUid) => trackerOf(this.env, jobUid).kick()));
     states.forEach((s, i) => {
-      if (s.status === "fulfilled" && s.value !== "active") this.sql.exec("UPDATE runs SET active = 0 WHERE job_uid = ?", chunk[i]);
+      if (s.status !== "fulfilled" || s.value === "active") return;
+      // A run that stores nothing (deleted, or never stored) is forgotten: it must not count
+      // towards MAX_TRACKED_RUNS. An ended one is retired until its deletion.
+      if (s.value === "unknown") this.remove(chunk[i]);
+      else this.sql.exec("UPDATE runs SET active = 0 WHERE job_uid = ?", chunk[i]);
     });
     this.logChunk(chunk.length);
     await this.advance(chunk, fanoutChunk);

@@ -10,7 +10,9 @@ const TABLE = [
   // [method, pattern, name, access]
   ["POST", ["v3", "workflows", ":workflowUid", "schedule"], "schedule", "admin"],
   ["POST", ["v3", "jobs", ":jobUid", "track"], "track", "admin"],
+  ["POST", ["v3", "jobs", ":jobUid", "revoke"], "revoke", "admin"],
   ["GET", ["v3", "jobs", ":jobUid"], "run", "read"],
+  ["DELETE", ["v3", "jobs", ":jobUid"], "delete", "admin"],
   ["GET", ["v3", "jobs", ":jobUid", "results"], "results", "read"],
   ["POST", ["webhooks", "captaindata"], "webhook", "webhook"],
   ["GET", ["health"], "health", "admin"],

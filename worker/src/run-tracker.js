@@ -1,8 +1,12 @@
 // RunTracker: one Durable Object per tracked run. Its SQLite storage holds the cursor and the
-// rows keyed by their offset; its alarm runs one pollStep per invocation (own subrequest budget).
+// rows keyed by their offset; its alarm runs one pollStep per invocation (own subrequest budget)
+// while the run goes, and deletes everything RETENTION_DAYS after it ended.
 import { DurableObject } from "cloudflare:workers";
-import { pollStep } from "../../js/workerd.js";
-import { ConfigError, connection, settings } from "./config.js";
+import { pollStep } from "captaindata-poller";
+import { newTokenEpoch } from "./access.js";
+import { ConfigError, connection, redacted, refusedSetting, settings } from "./config.js";
+import { isWorkerFinal } from "./limits.js";
+import { registryOf } from "./registry.js";
 import { applyStep, nextStepIn } from "./step-outcome.js";
 import { isMissing, resultsBody, runBody } from "./v3-shapes.js";
 
@@ -12,11 +16,11 @@ const SCHEMA = [
      cursor TEXT, status TEXT NOT NULL, done INTEGER NOT NULL, error_code TEXT, error_message TEXT,
      row_count INTEGER NOT NULL, version INTEGER NOT NULL, webhook TEXT, webhook_gen INTEGER NOT NULL,
      failed_steps INTEGER NOT NULL, steps INTEGER NOT NULL, created_at INTEGER NOT NULL, finished_at INTEGER,
-     page_size INTEGER, config_error TEXT)`,
+     page_size INTEGER, config_error TEXT, token_epoch TEXT, webhook_at INTEGER)`,
   "CREATE TABLE IF NOT EXISTS rows (position INTEGER PRIMARY KEY, body TEXT NOT NULL)",
 ];
 // Columns added after the first deployment: objects created before them get them on load.
-const ADDED_COLUMNS = { page_size: "INTEGER", config_error: "TEXT" };
+const ADDED_COLUMNS = { page_size: "INTEGER", config_error: "TEXT", token_epoch: "TEXT", webhook_at: "INTEGER" };
 
 // Sent with every request of a step: lets logs (and tests) tell the steps' requests apart.
 const STEP_HEADER = "x-poller-step";
@@ -25,7 +29,26 @@ export class RunTracker extends DurableObject {
   constructor(ctx, env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
+    // Whether the tables exist (null: not looked yet). Only tracking creates them: a read, a
+    // kick or a webhook for a run that is not stored (or was deleted) writes nothing.
+    this.tablesExist = null;
+  }
+
+  hasTables() {
+    if (this.tablesExist === null) {
+      this.tablesExist = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run'").toArray().length > 0;
+      if (this.tablesExist) this.addColumns();
+    }
+    return this.tablesExist;
+  }
+
+  createTables() {
     for (const statement of SCHEMA) this.sql.exec(statement);
+    this.tablesExist = true;
+    this.addColumns();
+  }
+
+  addColumns() {
     const have = new Set(this.sql.exec("SELECT name FROM pragma_table_info('run')").toArray().map((c) => c.name));
     for (const [name, type] of Object.entries(ADDED_COLUMNS)) {
       if (!have.has(name)) this.sql.exec(`ALTER TABLE run ADD COLUMN ${name} ${type}`);
@@ -34,41 +57,87 @@ export class RunTracker extends DurableObject {
 
   /** The stored run, or null when this object tracks nothing. */
   load() {
-    return this.sql.exec("SELECT * FROM run WHERE id = 1").toArray()[0] ?? null;
+    return this.hasTables() ? (this.sql.exec("SELECT * FROM run WHERE id = 1").toArray()[0] ?? null) : null;
+  }
+
+  /** The run's token epoch (read tokens name it; revoking replaces it). */
+  tokenEpoch(run) {
+    if (run.token_epoch) return run.token_epoch;
+    const epoch = newTokenEpoch(); // a run stored before tokens had epochs
+    this.sql.exec("UPDATE run SET token_epoch = ? WHERE id = 1", epoch);
+    return epoch;
   }
 
   /**
    * Starts tracking (idempotent) and steps at once, whatever the back-off of a run that is
    * tracked already (an operator tracking it again after an outage wants it read now). A run that
    * ended in an error (given up after MAX_FAILED_STEPS, or failed) is resumed from its cursor:
-   * its stored rows are kept. A finished run is left as it is.
-   * @returns {Promise<{ created: boolean, resumed: boolean }>}
+   * its stored rows are kept. A finished run (or one the worker ended for good, at its rows cap)
+   * is left as it is. `epoch` is what the run's read tokens must name.
+   * @returns {Promise<{ created: boolean, resumed: boolean, epoch: string }>}
    */
   async track(jobUid, info = {}) {
     const run = this.load();
     if (run) {
-      if (run.done && !run.error_code) return { created: false, resumed: false };
+      const epoch = this.tokenEpoch(run);
+      if (run.done && (!run.error_code || isWorkerFinal(run.error_code))) return { created: false, resumed: false, epoch };
       if (!run.done) {
         await this.ctx.storage.setAlarm(Date.now());
-        return { created: false, resumed: false };
+        return { created: false, resumed: false, epoch };
       }
       this.sql.exec(
         `UPDATE run SET done = 0, error_code = NULL, error_message = NULL, failed_steps = 0, finished_at = NULL,
            version = version + 1 WHERE id = 1`,
       );
       await this.ctx.storage.setAlarm(Date.now());
-      return { created: false, resumed: true };
+      return { created: false, resumed: true, epoch };
     }
+    this.createTables();
+    const epoch = newTokenEpoch();
     this.sql.exec(
       `INSERT INTO run (id, job_uid, name, workflow_uid, cursor, status, done, row_count, version,
-         webhook_gen, failed_steps, steps, created_at) VALUES (1, ?, ?, ?, NULL, 'unknown', 0, 0, 0, 0, 0, 0, ?)`,
+         webhook_gen, failed_steps, steps, created_at, token_epoch) VALUES (1, ?, ?, ?, NULL, 'unknown', 0, 0, 0, 0, 0, 0, ?, ?)`,
       jobUid,
       info.name ?? null,
       info.workflowUid ?? null,
       Date.now(),
+      epoch,
     );
     await this.ctx.storage.setAlarm(Date.now());
-    return { created: true, resumed: false };
+    return { created: true, resumed: false, epoch };
+  }
+
+  /** Revokes every read token issued for this run so far (tracking it again issues new ones). */
+  revoke() {
+    const run = this.load();
+    if (!run) return false;
+    this.sql.exec("UPDATE run SET token_epoch = ? WHERE id = 1", newTokenEpoch());
+    return true;
+  }
+
+  /**
+   * Deletes everything this run stored (rows, cursor, state, its alarm): the object holds
+   * nothing afterwards. A step in flight finds no run when it commits, and stores nothing.
+   * @returns {Promise<boolean>} whether a run was stored
+   */
+  async erase() {
+    const had = this.load() !== null;
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+    this.tablesExist = false;
+    return had;
+  }
+
+  /** What the object holds, for operators and tests: its tables, rows and alarm. */
+  async storedData() {
+    // Tables of the runtime's own (`_cf_…`, `sqlite_…`) are not the run's.
+    const tables = this.sql
+      .exec("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .toArray()
+      .map((t) => t.name)
+      .filter((name) => !name.startsWith("_cf_") && !name.startsWith("sqlite_"));
+    const rows = tables.includes("rows") ? this.sql.exec("SELECT COUNT(*) AS n FROM rows").one().n : 0;
+    return { tables, rows, alarm: await this.ctx.storage.getAlarm() };
   }
 
   /**
@@ -88,54 +157,88 @@ export class RunTracker extends DurableObject {
   /**
    * A verified end webhook for this run: a hint to step now (the step reads the status and
    * drains the results; the run ends when the API says so). Duplicates only repeat that read
-   * from the stored cursor, so they add no row twice.
-   * @returns {Promise<"accepted" | "done" | "unknown">}
+   * from the stored cursor, so they add no row twice. At most one webhook steps the run per
+   * `minGapMs`: a flood (duplicates, or a leaked secret) cannot step it back to back against
+   * the API key's quota; one inside the gap changes nothing.
+   * @returns {Promise<"accepted" | "throttled" | "done" | "unknown">}
    */
-  async webhook(payload) {
+  async webhook(payload, minGapMs) {
     const run = this.load();
     if (!run) return "unknown";
     if (run.done) return "done";
-    this.sql.exec("UPDATE run SET webhook = ?, webhook_gen = webhook_gen + 1 WHERE id = 1", JSON.stringify(payload));
-    await this.ctx.storage.setAlarm(Date.now());
+    const now = Date.now();
+    if (run.webhook_at !== null && now - run.webhook_at < minGapMs) return "throttled";
+    this.sql.exec("UPDATE run SET webhook = ?, webhook_gen = webhook_gen + 1, webhook_at = ? WHERE id = 1", JSON.stringify(payload), now);
+    await this.ctx.storage.setAlarm(now);
     return "accepted";
   }
 
-  /** `GET /jobs/{uid}` body, or null when not tracked. */
-  runView() {
+  /**
+   * The run for a reader whose token names `epoch`: `{ run }` (the stored row), `{ missing }`
+   * (not stored, or unknown to Captain Data) or `{ refused }` (its tokens were revoked).
+   */
+  readable(epoch) {
     const run = this.load();
-    return run && { run: runBody(run), missing: isMissing(run) };
+    if (!run) return { missing: true };
+    if (run.token_epoch !== epoch) return { refused: true };
+    return isMissing(run) ? { missing: true } : { run };
+  }
+
+  /** `GET /jobs/{uid}` body for a reader (see `readable`). */
+  runView(epoch) {
+    const { run, ...refusal } = this.readable(epoch);
+    return run ? { body: runBody(run) } : refusal;
   }
 
   /**
-   * `GET /jobs/{uid}/results?page=N` body (JSON text), or null when not tracked. The page size
+   * `GET /jobs/{uid}/results?page=N` body (JSON text) for a reader (see `readable`). The page size
    * the run was first served with is kept with it: readers' cursors hold `?page=N`, so a new
    * PAGE_SIZE must not move rows between pages under them (it applies to runs served later).
    */
-  resultsPage(page, currentPageSize, resultsUrl) {
-    const run = this.load();
-    if (!run || isMissing(run)) return null;
+  resultsPage(page, currentPageSize, resultsUrl, epoch) {
+    const { run, ...refusal } = this.readable(epoch);
+    if (!run) return refusal;
     const pageSize = run.page_size ?? currentPageSize;
     if (run.page_size === null) this.sql.exec("UPDATE run SET page_size = ? WHERE id = 1", pageSize);
     const start = (page - 1) * pageSize;
     const rows = this.sql.exec("SELECT body FROM rows WHERE position >= ? AND position < ? ORDER BY position", start, start + pageSize);
     const texts = rows.toArray().map((r) => r.body);
-    return resultsBody(texts, { page, pageSize, rowCount: run.row_count, resultsUrl });
+    return { body: resultsBody(texts, { page, pageSize, rowCount: run.row_count, resultsUrl }) };
   }
 
-  /** One bounded step: read what is new, store it with the cursor atomically, plan the next. */
+  /**
+   * While the run goes: one bounded step (read what is new, store it with the cursor
+   * atomically, plan the next). Once it ended: its deletion, RETENTION_DAYS later.
+   */
   async alarm() {
     const run = this.load();
-    if (!run || run.done) return;
+    if (!run) return;
     const config = settings(this.env);
+    if (run.done) return this.expire(run, config);
     const wrong = config.problems.filter((p) => p.polling);
     if (wrong.length > 0) return this.holdForConfig(run, wrong.map((p) => p.message).join("; "));
     const step = await this.poll(run, config);
     if (step.configError) return this.holdForConfig(run, step.configError);
     const update = applyStep(run, step, config);
     const committed = this.commit(run, step, update);
-    const pending = Boolean(this.load()?.webhook);
-    const delay = committed ? nextStepIn(update, step, config, pending) : 0;
+    const now = this.load();
+    if (!now) return; // deleted during the step: nothing was stored, nothing to plan
+    if (!committed) return this.ctx.storage.setAlarm(Date.now());
+    if (update.done) return this.ctx.storage.setAlarm(now.finished_at + config.retentionMs);
+    const delay = nextStepIn(update, step, config, Boolean(now.webhook));
     if (delay !== null) await this.ctx.storage.setAlarm(Date.now() + delay);
+  }
+
+  /**
+   * An ended run is deleted RETENTION_DAYS after it ended: the registry forgets it first (a
+   * failure there leaves the run whole, and the alarm is retried), then its storage goes.
+   */
+  async expire(run, config) {
+    const at = (run.finished_at ?? Date.now()) + config.retentionMs;
+    if (Date.now() < at) return this.ctx.storage.setAlarm(at);
+    await registryOf(this.env).remove(run.job_uid);
+    await this.erase();
+    console.log(`run ${run.job_uid} deleted: it ended more than RETENTION_DAYS ago`);
   }
 
   async poll(run, config) {
@@ -152,11 +255,12 @@ export class RunTracker extends DurableObject {
         webhook: run.webhook ? JSON.parse(run.webhook) : undefined,
       });
     } catch (error) {
-      // pollStep rejects invalid options with a TypeError naming the option: a setting is wrong.
+      // pollStep rejects invalid options with a TypeError naming the option (and maybe quoting
+      // its value, which could be the project id): the setting is named, never its value.
       if (error instanceof ConfigError) return { configError: error.message };
-      if (error?.name === "TypeError") return { configError: `The worker's settings were refused: ${error.message}` };
-      console.error(`step of ${run.job_uid} could not start: ${error?.message ?? error}`);
-      return { results: [], cursor: run.cursor, status: run.status, done: true, error: { code: "BAD_RESPONSE", message: "the step could not start" }, requests: 0 };
+      if (error?.name === "TypeError") return { configError: refusedSetting(error).message };
+      console.error(`step of ${run.job_uid} could not start: ${redacted(this.env, error?.message ?? error)}`);
+      return { results: [], cursor: run.cursor, status: run.status, done: false, error: { code: "BAD_RESPONSE", message: "the step could not start" }, requests: 0 };
     }
   }
 
@@ -182,7 +286,7 @@ export class RunTracker extends DurableObject {
     return this.ctx.storage.transactionSync(() => {
       const now = this.load();
       if (!now || now.version !== before.version) return false;
-      step.results.forEach((row, i) => {
+      step.results.slice(0, update.kept).forEach((row, i) => {
         this.sql.exec("INSERT INTO rows (position, body) VALUES (?, ?)", now.row_count + i, JSON.stringify(row));
       });
       // The webhook that this step carried is consumed; one that arrived meanwhile stays.
@@ -196,7 +300,7 @@ export class RunTracker extends DurableObject {
         update.done ? 1 : 0,
         update.errorCode,
         update.errorMessage,
-        now.row_count + step.results.length,
+        now.row_count + update.kept,
         update.failedSteps,
         update.done ? Date.now() : null,
         consumed || update.done ? null : now.webhook,

@@ -1,30 +1,37 @@
 // What one pollStep result means for a stored run: its new state and when to step again.
 // Pure (no storage, no clock): the RunTracker applies it in one transaction.
 
-import { isFinalError } from "../../js/error-codes.js";
+import { rowsUnderCap } from "./limits.js";
 
 /**
  * @param {object} run the stored run before the step
  * @param {{ results: unknown[], cursor: string, status: string, done: boolean,
  *   error?: { code: string, message: string }, requests: number }} step
- * @param {{ maxFailedSteps: number }} limits
+ * @param {{ maxFailedSteps: number, maxRowsPerRun: number }} limits
+ * @returns {{ cursor: string, status: string, done: boolean, errorCode: string | null,
+ *   errorMessage: string | null, failedSteps: number, kept: number }} `kept`: how many of the
+ *   step's rows to store (fewer than it brought only when the rows cap is reached)
  */
 export function applyStep(run, step, limits) {
-  const failed = step.done && Boolean(step.error) && !isFinalError(step.error);
+  // pollStep's `done` is the end for good (completed, or a final error); an error without it is
+  // a transient failure (retries or time ran out in this step): the next step resumes from the cursor.
+  const failed = Boolean(step.error) && !step.done;
   // Failed steps in a row without progress: a step that stored rows before failing shows the
   // API works, so it starts the count (and the back-off) over instead of growing them.
   const failedSteps = failed ? (step.results.length > 0 ? 1 : run.failed_steps + 1) : 0;
-  // A transient failure (retries or time ran out in this step) only ends the run when it
-  // keeps happening: the next tick resumes from the cursor.
+  // A transient failure only ends the run when it keeps happening.
   const givesUp = failed && failedSteps >= limits.maxFailedSteps;
-  const done = (step.done && !failed) || givesUp;
+  const cap = rowsUnderCap(run.row_count, step.results.length, limits.maxRowsPerRun);
+  const error = cap.error ?? step.error;
+  const done = Boolean(cap.error) || step.done || givesUp;
   return {
     cursor: step.cursor,
     status: step.status,
     done,
-    errorCode: done && step.error ? step.error.code : null,
-    errorMessage: done && step.error ? String(step.error.message ?? "") : null,
-    failedSteps,
+    errorCode: done && error ? error.code : null,
+    errorMessage: done && error ? String(error.message ?? "") : null,
+    failedSteps: cap.error ? 0 : failedSteps,
+    kept: cap.kept,
   };
 }
 

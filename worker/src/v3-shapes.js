@@ -1,11 +1,16 @@
 // What the worker serves, in the shapes of Captain Data v3, from a run's stored state.
 
-import { isFinalError } from "../../js/error-codes.js";
+import { isFinalError } from "captaindata-poller";
+import { isWorkerFinal } from "./limits.js";
 
 export const ALL_INPUTS_FAILED = "All Inputs Failed";
 
 /** The worker gave the run up on a failure that polling again can change. */
-const isGivenUp = (run) => Boolean(run.done && run.error_code && !isFinalError({ code: run.error_code }));
+const isGivenUp = (run) => Boolean(run.done && run.error_code && !isFinalError({ code: run.error_code }) && !isWorkerFinal(run.error_code));
+
+// What readers see while a setting is wrong: the setting itself is named only to operators
+// (GET /health, the logs), like any configuration value.
+const HELD_FOR_CONFIG = "The worker cannot poll this run until its configuration is fixed (its operator sees which setting in GET /health). Polling resumes by itself once it is fixed.";
 
 const SUCCESS = new Set(["finished", "completed", "warning"]);
 const TERMINAL = new Set([...SUCCESS, "shutdown", "stopped"]);
@@ -34,10 +39,12 @@ function visibleStatus(run) {
 }
 
 function visibleError(run) {
-  if (!run.done && run.config_error) return `${run.config_error}. Polling resumes by itself once it is fixed.`;
+  if (!run.done && run.config_error) return HELD_FOR_CONFIG;
   if (!run.done || !run.error_code) return null;
   if (run.error_code === "ALL_INPUTS_FAILED") return ALL_INPUTS_FAILED;
   if (run.error_code === "JOB_FAILED") return run.error_message || "Job failed.";
+  // The worker's own limit (e.g. ROWS_CAP_REACHED): its message says what was kept.
+  if (isWorkerFinal(run.error_code)) return run.error_message;
   // The worker's own failure to poll (e.g. its key was refused): say so without details.
   const resume = isGivenUp(run) ? "; tracking it again resumes it" : "";
   return `The worker stopped polling this run (${run.error_code})${resume}.`;
@@ -56,6 +63,8 @@ export function runBody(run) {
     total_row_count: run.row_count,
     number_inputs: null,
     error_message: visibleError(run),
+    // Why the worker ended the run, when it did: a pollStep code or the worker's own (ROWS_CAP_REACHED).
+    error_code: run.done ? (run.error_code ?? null) : null,
     start_time: iso(run.created_at),
     finish_time: run.done && !isGivenUp(run) ? iso(run.finished_at) : null,
   };

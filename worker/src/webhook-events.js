@@ -2,7 +2,7 @@
 // crate's, exported as `classifyWebhook`) reads the raw body here, in `webhookReceived` and in
 // `pollStep({ webhook })`. Only the end events are a reason to step now; "Created" and anything
 // unknown change nothing.
-import { classifyWebhook } from "../../js/workerd.js";
+import { classifyWebhook } from "captaindata-poller";
 
 /**
  * @param {Record<string, unknown>} body the webhook's JSON body, as received

@@ -1,0 +1,1 @@
+export { default, RunTracker, Registry } from "captaindata-poller/worker";

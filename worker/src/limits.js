@@ -1,0 +1,33 @@
+// The worker's own limits on what it keeps (personal data: scraped profiles), and the named
+// errors a caller or a reader gets when one is reached. Nothing is dropped silently.
+
+/** A run reached MAX_ROWS_PER_RUN: its first rows are kept and served, the rest is not stored. */
+export const ROWS_CAP_REACHED = "ROWS_CAP_REACHED";
+
+/** MAX_TRACKED_RUNS runs are stored already: a new one is not tracked (nor launched). */
+export const TRACKED_RUNS_CAP_REACHED = "TRACKED_RUNS_CAP_REACHED";
+
+/** Codes that end a run for good on the worker's side (tracking it again does not resume it). */
+const WORKER_FINAL = new Set([ROWS_CAP_REACHED]);
+
+/** Whether a stored `error_code` is the worker's own final one. */
+export const isWorkerFinal = (code) => WORKER_FINAL.has(code);
+
+/**
+ * How many of a step's rows fit under the cap, and the error when some do not.
+ * @returns {{ kept: number, error: { code: string, message: string } | null }}
+ */
+export function rowsUnderCap(stored, arrived, maxRowsPerRun) {
+  if (stored + arrived <= maxRowsPerRun) return { kept: arrived, error: null };
+  const kept = Math.max(0, maxRowsPerRun - stored);
+  const message = `The worker keeps at most ${maxRowsPerRun} rows of a run (MAX_ROWS_PER_RUN): it stored the first ${maxRowsPerRun} and no more (${ROWS_CAP_REACHED}).`;
+  return { kept, error: { code: ROWS_CAP_REACHED, message } };
+}
+
+/** The answer to a /track or a launch when MAX_TRACKED_RUNS runs are stored. */
+export function trackedRunsCapBody(maxTrackedRuns) {
+  return {
+    code: TRACKED_RUNS_CAP_REACHED,
+    message: `The worker stores at most ${maxTrackedRuns} runs (MAX_TRACKED_RUNS): delete runs (DELETE /v3/jobs/{uid}) or wait for RETENTION_DAYS to remove ended ones.`,
+  };
+}
