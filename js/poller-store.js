@@ -12,14 +12,17 @@
 //   one poller, or none; no macrotask (timer, response) runs in between, so no request is sent
 //   after the release.
 // - Rows: appended in place to one array (no copy of earlier rows); `rowCount` changes with
-//   each batch; `keepRows` bounds what is kept.
+//   each batch; `keepRows` bounds what is kept; `rowsBefore` = `rowCount - rows.length` (rows
+//   before a resume cursor, or let go by keepRows), so the two never disagree silently.
+// - Failures: a bad option's TypeError is kept (not replaced) and given `code: "INVALID_OPTION"`,
+//   so every failed state has `error.code`.
 import { CaptainDataError, asCaptainDataError } from "./errors.js";
 
 /** The JobPoller class of this runtime, loaded on first use (never on a server render). */
 const loadJobPoller = () => import("#captaindata-poller").then((entry) => entry.JobPoller);
 
 const noop = () => {};
-const base = { rows: Object.freeze([]), rowCount: 0, run: null, error: null, summary: null, role: null, cursor: null, stop: noop, resume: noop };
+const base = { rows: Object.freeze([]), rowCount: 0, rowsBefore: 0, run: null, retrying: null, error: null, summary: null, role: null, cursor: null, stop: noop, resume: noop };
 
 /** The snapshot without options (and on a server render). */
 export const IDLE = Object.freeze({ ...base, status: "idle" });
@@ -46,6 +49,16 @@ export function pollerKey(options) {
 export function getSnapshot(key) {
   if (key === null) return IDLE;
   return entries.get(key)?.snapshot ?? PENDING;
+}
+
+/**
+ * The snapshot a new subscriber is shown first: idle while the poller of `key` has not started
+ * (it starts a microtask after the subscribe), so a server render, which subscribes and
+ * unsubscribes in one turn, renders idle as React's server snapshot does; else the current one.
+ */
+export function firstSnapshot(key) {
+  const entry = key === null ? undefined : entries.get(key);
+  return entry?.started ? entry.snapshot : IDLE;
 }
 
 /**
@@ -78,6 +91,11 @@ class PollerEntry {
   #stopped = false;
   #queued = false;
   #runs = 0; // a resume() while the module still loads must not make a second poller
+
+  /** Whether this poller has started (or ended): a new subscriber then sees its snapshot, not idle. */
+  get started() {
+    return this.#phase !== "new";
+  }
 
   constructor(key, options) {
     this.#key = key;
@@ -113,7 +131,7 @@ class PollerEntry {
     this.#phase = "new";
     this.#stopped = false;
     this.#poller = null;
-    this.#publish({ status: "loading", error: null });
+    this.#publish({ status: "loading", error: null, retrying: null });
     this.#reconcile();
   }
 
@@ -128,6 +146,7 @@ class PollerEntry {
         this.stop();
       } else if (this.#phase === "new" && !this.#stopped) {
         this.#phase = "running";
+        this.#notify(); // `started`: a Svelte subscriber shown idle now gets the loading snapshot
         this.#run();
       }
     });
@@ -151,15 +170,19 @@ class PollerEntry {
       this.#poller = new JobPoller(this.#pollerOptions());
       started = this.#poller.start();
     } catch (error) {
-      return this.#fail(error); // a TypeError naming the option
+      return this.#fail(invalidOption(error)); // a TypeError naming the option
     }
     this.#publish({ role: this.#poller.role });
     try {
       const summary = await started;
       const cursor = summary.cursor ?? null;
-      this.#end(summary.status === "stopped" ? { status: "stopped", cursor } : { status: "finished", summary, cursor });
+      // totalResults counts the rows before a resume cursor too: a resumed poller that got no
+      // new row still says how many the run has.
+      const rowCount = Math.max(this.snapshot.rowCount, summary.totalResults);
+      const counts = { rowCount, rowsBefore: rowCount - this.#rows.length };
+      this.#end(summary.status === "stopped" ? { status: "stopped", cursor, ...counts } : { status: "finished", summary, cursor, ...counts });
     } catch (error) {
-      this.#fail(asCaptainDataError(error));
+      this.#fail(invalidOption(asCaptainDataError(error))); // start() rejects with a bad option's TypeError in a browser
     }
   }
 
@@ -170,7 +193,8 @@ class PollerEntry {
     if (typeof this.#options.fetch === "function") options.fetch = (input, init) => this.#latest("fetch")(input, init);
     options.onBatch = (batch) => this.#batch(batch);
     options.onStatus = (run) => {
-      this.#publish({ run, status: this.#live() });
+      // `retrying` is read defensively: a glue without it leaves the state's null.
+      this.#publish({ run, retrying: run?.retrying ?? null, status: this.#live() });
       return this.#fanOut("onStatus", run);
     };
     options.onRoleChange = (sharing) => {
@@ -195,7 +219,8 @@ class PollerEntry {
       const rows = this.#rows;
       for (const row of batch.results) rows.push(row); // no spread: a huge batch would overflow the stack
       if (rows.length > keep) rows.splice(0, rows.length - keep);
-      this.#publish({ status: this.#live(), rowCount: batch.offset + batch.results.length, cursor: batch.cursor, role: this.#poller?.role ?? null });
+      const rowCount = batch.offset + batch.results.length;
+      this.#publish({ status: this.#live(), rowCount, rowsBefore: rowCount - rows.length, cursor: batch.cursor, role: this.#poller?.role ?? null });
     };
     if (taken && typeof taken.then === "function") return taken.then(append);
     append();
@@ -229,15 +254,27 @@ class PollerEntry {
   #end(changes) {
     if (this.#phase === "ended") return;
     this.#phase = "ended";
-    this.#publish(changes);
+    this.#publish({ retrying: null, ...changes }); // nothing is retried once it ended
   }
 
   #publish(changes) {
     const next = { ...this.snapshot, ...changes };
     if (Object.keys(changes).every((k) => next[k] === this.snapshot[k])) return; // a new object only on change
     this.snapshot = Object.freeze(next);
+    this.#notify();
+  }
+
+  #notify() {
     for (const { listener } of [...this.#observers]) listener();
   }
+}
+
+/** A bad option's TypeError with `code: "INVALID_OPTION"` (the same object, its message naming the option). */
+function invalidOption(error) {
+  if (error instanceof TypeError && !(error instanceof CaptainDataError) && error.code === undefined) {
+    Object.defineProperty(error, "code", { value: "INVALID_OPTION", enumerable: true });
+  }
+  return error;
 }
 
 function checkKeepRows(keepRows) {

@@ -1,6 +1,7 @@
 // `captaindata-poller/vue`: useJobPoller(options | ref | getter), a thin adapter over
 // poller-store.js. Each field of the snapshot is a shallowRef; the poller starts when the
 // component is mounted (never in a server render) and stops when its effect scope is disposed.
+// `state` holds the whole snapshot, whose `status` narrows its other fields in TypeScript.
 import { getCurrentInstance, onMounted, onScopeDispose, shallowRef, toValue, triggerRef, watch } from "vue";
 import { IDLE, getSnapshot, pollerKey, subscribe } from "./poller-store.js";
 
@@ -8,6 +9,7 @@ const FIELDS = Object.keys(IDLE).filter((name) => typeof IDLE[name] !== "functio
 
 export function useJobPoller(options) {
   const state = Object.fromEntries(FIELDS.map((name) => [name, shallowRef(IDLE[name])]));
+  const whole = shallowRef(IDLE);
   const ref = { current: toValue(options) }; // the latest options: their callbacks are called
   let key; // undefined until the first follow()
   let snapshot = IDLE;
@@ -18,6 +20,7 @@ export function useJobPoller(options) {
     for (const name of FIELDS) state[name].value = next[name];
     // `rows` is the same array, longer: a shallowRef does not see that by itself.
     if (next.rows === snapshot.rows && next.rowCount !== snapshot.rowCount) triggerRef(state.rows);
+    whole.value = next;
     snapshot = next;
   };
   const follow = () => {
@@ -37,5 +40,5 @@ export function useJobPoller(options) {
   if (mounted) follow();
   else onMounted(() => { mounted = true; follow(); });
   onScopeDispose(() => unsubscribe());
-  return { ...state, stop: () => snapshot.stop(), resume: () => snapshot.resume() };
+  return { ...state, state: whole, stop: () => snapshot.stop(), resume: () => snapshot.resume() };
 }

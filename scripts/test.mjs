@@ -25,6 +25,7 @@ const nodeTestFiles = () => [...filesIn("tests", /\.test\.mjs$/), ...filesIn(pat
 const workerTestFiles = () => filesIn(path.join("tests", "worker"), /\.test\.mjs$/);
 const leakTestFiles = () => filesIn(path.join("tests", "leaks"), /\.test\.mjs$/);
 const demoTestFiles = () => filesIn(path.join("tests", "demo"), /\.test\.mjs$/);
+const exampleTestFiles = () => filesIn(path.join("tests", "examples"), /\.test\.mjs$/);
 const bin = (name) => path.join(root, "node_modules", ".bin", name);
 
 /** wasm-bindgen-test in one environment; the runner's env vars pick it per pass. */
@@ -69,6 +70,17 @@ export const stages = [
     name: "types (tsc --noEmit)",
     skip: () => (existsSync(path.join(root, "index.d.ts")) ? null : "index.d.ts not written yet"),
     run: () => run("types", bin("tsc"), ["--noEmit", "-p", "tests/types"]),
+  },
+  {
+    id: "examples",
+    name: "README examples (sync, strict types, runs)",
+    skip: () => (exampleTestFiles().length === 0 ? "no tests/examples yet" : null),
+    // The blocks match examples/ first (a second's check), then each example is type-checked and
+    // run; one file at a time: the type checkers, workerd and Chromium each take a core.
+    run: async () => {
+      await run("examples in sync", process.execPath, [path.join(root, "scripts", "examples.mjs"), "--check"]);
+      await run("example tests", process.execPath, ["--test", "--test-concurrency=1", ...exampleTestFiles()]);
+    },
   },
   {
     id: "node-test",

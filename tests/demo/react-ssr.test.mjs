@@ -29,7 +29,7 @@ test("every field of the server snapshot is the idle one", async () => {
   renderToString(h(Probe));
   assert.deepEqual(
     { ...state, stop: typeof state.stop, resume: typeof state.resume },
-    { status: "idle", rows: [], rowCount: 0, run: null, error: null, summary: null, role: null, cursor: null, stop: "function", resume: "function" },
+    { status: "idle", rows: [], rowCount: 0, rowsBefore: 0, run: null, retrying: null, error: null, summary: null, role: null, cursor: null, stop: "function", resume: "function" },
   );
   state.stop(); // harmless on the server
   state.resume();

@@ -54,7 +54,9 @@ test("first subscriber starts, every row once; the last unsubscribe stops it and
   const { sent, fetch } = recordingFetch();
   const store = createJobPoller({ ...ctx.connection, ...FAST, jobUid, fetch });
   const a = watchStore(store);
-  assert.equal(a.values[0].status, "loading", "a value at once, before any request");
+  assert.equal(a.values[0].status, "idle", "a value at once: idle until the poller starts (what a server render shows)");
+  await a.until((s) => s.status === "loading");
+  assert.equal(a.values[1].status, "loading", "then loading, once the poller starts");
   const b = watchStore(store); // a second subscriber (another component) shares the poller
   await a.until((s) => s.rowCount > 0);
   a.unsubscribe();
@@ -120,6 +122,7 @@ test("a bad option: status failed with the TypeError naming it, and no request",
   const failed = await s.until(ended);
   assert.equal(failed.status, "failed");
   assert.ok(failed.error instanceof TypeError);
+  assert.equal(failed.error.code, "INVALID_OPTION", "every failed state has error.code");
   assert.match(failed.error.message, /maxRequests/);
   assert.equal(ctx.sim.stats(jobUid).requests.total, 0);
   s.unsubscribe();
@@ -168,7 +171,37 @@ test("a new store with the saved cursor, once the failed one is gone, goes on fr
   const done = await second.until(ended);
   assert.equal(done.status, "finished");
   assert.deepEqual([...failed.rows, ...done.rows].map((r) => r.id), rowIds(100));
+  // rows and rowCount never disagree silently: rowsBefore says where `rows` starts in the run.
+  assert.deepEqual({ rowCount: done.rowCount, rowsBefore: done.rowsBefore, rows: done.rows.length }, { rowCount: 100, rowsBefore: 50, rows: 50 });
   second.unsubscribe();
+});
+
+test("retries under way are in the state: retrying {attempt, retries, error} while polling, null after the next answer", async (t) => {
+  // Three 503s in a row on the run's reads: retried (FAST: 5 retries, 5–50 ms apart), then answered.
+  const { jobUid } = ctx.sim.createJob({ rows: 60, durationMs: 1, pageSize: 25, faults: { script: [{ kind: "any", nth: 2, respond: 503, count: 3 }] } });
+  const s = watchStore(createJobPoller({ ...ctx.connection, ...FAST, jobUid }));
+  // The glue reports `run.retrying` (RunStatus); a glue without it is not this test's subject.
+  const first = await s.until((v) => v.run !== null || ended(v));
+  if (first.run !== null && !("retrying" in first.run)) {
+    s.unsubscribe();
+    return t.skip("this build's RunStatus has no `retrying` yet");
+  }
+  const retrying = await s.until((v) => v.retrying !== null);
+  assert.ok(["loading", "polling"].includes(retrying.status), `status stays ${retrying.status} while retrying`);
+  assert.equal(retrying.retrying.attempt, 1);
+  assert.equal(retrying.retrying.retries, FAST.retry.retries);
+  assert.equal(retrying.retrying.error.status, 503);
+  assert.equal(retrying.retrying.error.code, "SERVER_ERROR");
+  assert.ok(retrying.retrying.delayMs >= 0);
+  assert.ok(!JSON.stringify(retrying.retrying).includes(ctx.connection.apiKey), "no secret in it");
+  const attempts = s.values.filter((v) => v.retrying !== null).map((v) => v.retrying.attempt);
+  const end = await s.until(ended);
+  assert.equal(end.status, "finished");
+  assert.equal(end.retrying, null, "null once it ended");
+  assert.ok(s.values.some((v, i) => i > 0 && v.retrying === null && s.values[i - 1].retrying !== null && v.status !== "finished"), "back to null at the next successful answer");
+  assert.deepEqual(s.values.filter((v) => v.retrying !== null).map((v) => v.retrying.attempt).slice(0, 3), [1, 2, 3], `attempts ${attempts}`);
+  assert.deepEqual(end.rows.map((r) => r.id), rowIds(60));
+  s.unsubscribe();
 });
 
 /** `gc()` for the heap figures (the flag must be set before the first call). */
@@ -205,9 +238,11 @@ test("50,000 rows: no row copied, one new value per batch; keepRows bounds the m
   assert.equal(all.withRows, all.batches, "one new value per batch");
   // Besides batches, a new value only for what the user sees change: the run's status or counts,
   // the role, the end.
-  assert.ok(all.values <= all.batches + all.runs + 3, `values ${all.values} for ${all.batches} batches, ${all.runs} statuses`);
+  // (and the first value, idle, then loading when the poller starts)
+  assert.ok(all.values <= all.batches + all.runs + 4, `values ${all.values} for ${all.batches} batches, ${all.runs} statuses`);
   const bounded = await measure(1000);
   assert.equal(bounded.end.rowCount, 50000);
+  assert.equal(bounded.end.rowsBefore, 49000, "the rows keepRows let go are counted before rows[0]");
   assert.ok(bounded.maxKept <= 1000, `kept ${bounded.maxKept} rows`);
   // The simulator runs in this process and keeps each run: a run with keepRows 0 is the baseline.
   const none = await measure(0);

@@ -46,9 +46,40 @@ const anything: unknown = plain.rows[0]?.whatever;
 useJobPoller(null);
 // @ts-expect-error keepRows is a number
 useJobPoller({ jobUid: "run", keepRows: "all" });
-// @ts-expect-error jobUid is required
+// No jobUid, or null: idle, as documented.
 useJobPoller({ baseUrl: "https://proxy.example/v3" });
+useJobPoller({ jobUid: null, baseUrl: "https://proxy.example/v3" });
+// @ts-expect-error jobUid is a string when given
+useJobPoller({ jobUid: 42 });
 void anything;
+
+// The state is a union on `status` (TanStack-style): each narrows without a cast.
+const state = useJobPoller<Lead>({ jobUid: "run" });
+if (state.status === "failed") {
+  const code: ErrorCode | "INVALID_OPTION" = state.error.code;
+  const message: string = state.error.message;
+  // @ts-expect-error a failed state has no summary
+  void state.summary.totalResults;
+  void [code, message];
+} else if (state.status === "finished") {
+  const total: number = state.summary.totalResults;
+  const none: null = state.error;
+  void [total, none];
+} else {
+  const none: null = state.error;
+  // @ts-expect-error no summary before the end
+  void state.summary.totalResults;
+  void none;
+}
+// @ts-expect-error error may be null outside a "failed" branch
+void state.error.code;
+const before: number = state.rowsBefore;
+const retry = state.retrying;
+if (retry !== null) {
+  const line: string = `retrying ${retry.attempt}/${retry.retries} in ${retry.delayMs} ms: ${retry.error.code} ${retry.error.message} ${retry.error.status ?? ""}`;
+  void line;
+}
+void before;
 
 // Vue: shallow refs of the same state; options may be a getter.
 const vue = useVueJobPoller<Lead>(() => ({ jobUid: "run" }));
@@ -58,12 +89,24 @@ const vueStatus: JobPollerStatus = vue.status.value;
 vue.status.value = "idle";
 vue.stop();
 vue.resume();
-void [vueName, vueStatus];
+// `state`: the whole state in one ref, narrowed by its status.
+const whole = vue.state.value;
+if (whole.status === "failed") {
+  const vueCode: string = whole.error.code;
+  void vueCode;
+}
+const vueBefore: number = vue.rowsBefore.value;
+void [vueName, vueStatus, vueBefore];
 
 // Svelte: a readable store of the same state.
 const store = createJobPoller<Lead>({ jobUid: "run" });
 const unsubscribe: () => void = store.subscribe((value) => {
   const svelteName: string = value.rows[0].full_name;
+  if (value.status === "failed") {
+    const svelteCode: string = value.error.code;
+    void svelteCode;
+  }
   void svelteName;
 });
+createJobPoller<Lead>({ jobUid: null });
 unsubscribe();

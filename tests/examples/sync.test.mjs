@@ -1,0 +1,65 @@
+// The READMEs' code blocks and examples/: one text, never two (scripts/examples.mjs), and the
+// check itself catches drift and unmarked blocks.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { exampleFiles, parseBlocks, problems, renderBlock } from "../../scripts/examples.mjs";
+import { root } from "../../scripts/exec.mjs";
+
+const readme = (file) => readFileSync(path.join(root, file), "utf8");
+
+test("every block of README.md and worker/README.md is its example file, or marked not-example", () => {
+  assert.deepEqual(problems(), []);
+});
+
+test("the check sees a block that differs from its file, an unmarked block and broken markers", () => {
+  const file = "examples/node/watch.js";
+  const block = renderBlock(file, "const a = 1;\n");
+  const [parsed] = parseBlocks(`text\n\n${block}\n\nmore`);
+  assert.deepEqual({ kind: parsed.kind, file: parsed.file, info: parsed.info, contents: parsed.contents }, { kind: "example", file, info: "js", contents: "const a = 1;\n" });
+  assert.deepEqual(parseBlocks("```js\nfetch(url);\n```\n").map((b) => b.kind), ["unmarked"]);
+  assert.deepEqual(parseBlocks("<!-- not-example: output -->\n```text\nok\n```\n").map((b) => b.kind), ["not-example"]);
+  assert.deepEqual(parseBlocks(`<!-- example: ${file} -->\n\`\`\`js\nx\n\`\`\`\n`).map((b) => b.kind), ["broken", "unmarked"], "no closing marker");
+  assert.deepEqual(parseBlocks("<!-- not-example:  -->\n```sh\nls\n```\n").map((b) => b.kind), ["unmarked"], "a reason is required");
+  // A block holding a fence of its own gets a longer fence, and reads back whole.
+  const nested = renderBlock("examples/x.sh", "cat <<'EOF'\n```\nEOF\n");
+  assert.equal(parseBlocks(nested)[0].contents, "cat <<'EOF'\n```\nEOF\n");
+});
+
+test("a README edited by hand, or a new unmarked block, fails the check and names the place", () => {
+  const edited = (file) => (file === "README.md" ? readme(file).replace('appendFile("rows.ndjson"', 'appendFile("out.ndjson"') : readme(file));
+  assert.ok(edited("README.md") !== readme("README.md"), "the edit applies");
+  const baseline = new Set(problems());
+  const added = (list) => list.filter((p) => !baseline.has(p)).map((p) => p.replace(/:\d+:/, ":N:"));
+  assert.deepEqual(added(problems(edited)), ["README.md:N: the block differs from examples/node/watch.js (node scripts/examples.mjs --write)"]);
+  const unmarked = (file) => (file === "README.md" ? `${readme(file)}\n\`\`\`js\nawait fetch(url);\n\`\`\`\n` : readme(file));
+  const found = added(problems(unmarked));
+  assert.equal(found.length, 1, found.join("\n"));
+  assert.match(found[0], /^README\.md:N: a ```js block that is not an example/);
+});
+
+test("README.md's links are absolute (npm shows it without the repository); --write makes them so", () => {
+  const baseline = new Set(problems());
+  const relative = (file) => (file === "README.md" ? `${readme(file)}\nSee [the size notes](docs/size.md#wasm) and ![a chart](bench/results/latest.svg).\n` : readme(file));
+  const found = problems(relative).filter((p) => !baseline.has(p));
+  assert.deepEqual(found.map((p) => p.replace(/:\d+:/, ":N:")), [
+    "README.md:N: the link docs/size.md#wasm is relative: on npm it leads nowhere (--write makes it https://github.com/captaindata-poller/captaindata-poller/blob/main/docs/size.md#wasm)",
+    "README.md:N: the link bench/results/latest.svg is relative: on npm it leads nowhere (--write makes it https://github.com/captaindata-poller/captaindata-poller/raw/main/bench/results/latest.svg)",
+  ]);
+  assert.doesNotMatch(readme("README.md").replace(/```[\s\S]*?```/g, ""), /\]\((?!https?:|#)[^)]+\)/, "no relative link in README.md");
+});
+
+test("every example file is named by a test that runs or checks it", () => {
+  const tests = [];
+  const collect = (dir) => {
+    for (const name of readdirSync(path.join(root, dir))) {
+      const rel = path.join(dir, name);
+      if (statSync(path.join(root, rel)).isDirectory()) collect(rel);
+      else if (/\.(test\.)?mjs$/.test(name)) tests.push(readFileSync(path.join(root, rel), "utf8"));
+    }
+  };
+  collect("tests");
+  const untested = exampleFiles().filter((file) => !/(^|\/)[_.]/.test(file) && !tests.some((text) => text.includes(file.split(path.sep).join("/"))));
+  assert.deepEqual(untested, []);
+});

@@ -1,0 +1,189 @@
+// The Worker examples run where they run: the README's cron Worker (examples/cron/cron.js with
+// its wrangler.toml) bundled as wrangler bundles it and run in workerd (Miniflare), its cron fired
+// tick after tick against the simulator standing in for https://api.captaindata.co, through a
+// burst of 5xx and 20 ticks past the run's end: every row stored once, no request after the end.
+// And worker/README.md's JobPoller reading a run through the project's worker.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { test } from "node:test";
+import { build } from "esbuild";
+import { Miniflare } from "miniflare";
+import { root } from "../../scripts/exec.mjs";
+import { createSim, manualClock } from "../../sim/index.js";
+import { startWorker } from "../worker/worker-fixture.mjs";
+import { exampleDir, placeExample, runNode } from "./example-fixture.mjs";
+
+const API_KEY = "sk_test_cron_example_T6w1Z8";
+const PROJECT_ID = "sim-project";
+const MINUTE = 60_000;
+
+/** The few wrangler.toml settings the example uses, read from examples/cron/wrangler.toml. */
+function wranglerConfig() {
+  const toml = readFileSync(path.join(root, "examples", "cron", "wrangler.toml"), "utf8");
+  const value = (key) => new RegExp(`^${key}\\s*=\\s*"([^"]*)"`, "m").exec(toml)?.[1];
+  const vars = Object.fromEntries([...toml.slice(toml.indexOf("[vars]")).matchAll(/^(\w+)\s*=\s*"([^"]*)"/gm)].map((m) => [m[1], m[2]]));
+  return {
+    main: value("main"),
+    compatibilityDate: value("compatibility_date"),
+    crons: [.../crons\s*=\s*\[([^\]]*)\]/.exec(toml)?.[1].matchAll(/"([^"]+)"/g) ?? []].map((m) => m[1]),
+    kv: [...toml.matchAll(/\[\[kv_namespaces\]\]\s*\nbinding\s*=\s*"(\w+)"/g)].map((m) => m[1]),
+    compiledWasm: /type = "CompiledWasm"/.test(toml),
+    vars,
+  };
+}
+
+/**
+ * Bundles the example as `wrangler deploy` does (the package through its `workerd` export, the
+ * .wasm kept as a module of its own) into a folder Miniflare runs.
+ */
+async function bundleWorker(entry) {
+  const dir = mkdtempSync(path.join(tmpdir(), "captaindata-poller-cron-example-"));
+  const wasm = [];
+  await build({
+    entryPoints: [path.join(root, entry)],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    conditions: ["workerd", "worker"],
+    outfile: path.join(dir, "index.js"),
+    logLevel: "silent",
+    plugins: [
+      {
+        name: "compiled-wasm",
+        setup(b) {
+          b.onResolve({ filter: /\.wasm$/ }, (args) => {
+            const file = path.resolve(args.resolveDir, args.path);
+            wasm.push(file);
+            return { path: `./${path.basename(file)}`, external: true };
+          });
+        },
+      },
+    ],
+  });
+  for (const file of wasm) writeFileSync(path.join(dir, path.basename(file)), readFileSync(file));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The simulator answering what the Worker sends to the API's origin; anything else is refused. */
+function outboundToSim(sim, seen) {
+  return async (request) => {
+    const url = new URL(request.url);
+    seen.push(request.url);
+    if (url.origin !== "https://api.captaindata.co") return new Response("the tests reach only the simulated API", { status: 502 });
+    const body = ["GET", "HEAD"].includes(request.method) ? undefined : await request.arrayBuffer();
+    return sim.handle(new Request(request.url, { method: request.method, headers: request.headers, body }));
+  };
+}
+
+test("examples/cron/wrangler.toml: a cron trigger, the KV namespace the Worker uses, the entry", () => {
+  const config = wranglerConfig();
+  assert.equal(config.main, "cron.js");
+  assert.deepEqual(config.crons, ["* * * * *"]);
+  assert.deepEqual(config.kv, ["POLLS"]);
+  assert.ok(config.compiledWasm);
+  const code = readFileSync(path.join(root, "examples", "cron", "cron.js"), "utf8");
+  for (const name of [...config.kv, ...Object.keys(config.vars), "CAPTAINDATA_API_KEY", "CAPTAINDATA_PROJECT_ID"]) {
+    assert.match(code, new RegExp(`env\\.${name}\\b`), `the Worker reads env.${name}`);
+  }
+  assert.doesNotMatch(readFileSync(path.join(root, "examples", "cron", "wrangler.toml"), "utf8"), /^CAPTAINDATA_API_KEY\s*=/m, "no secret in the file");
+});
+
+test("examples/cron/cron.js in workerd: 2,500 rows over cron ticks with a 5xx burst, stored once; 20 ticks past the end send nothing", async (t) => {
+  const config = wranglerConfig();
+  const clock = manualClock(Date.now());
+  const start = clock.now();
+  const sim = createSim({ apiKey: API_KEY, projectId: PROJECT_ID, seed: 9, clock });
+  // 2,500 rows on 1000-row pages over 10 minutes; from the 8th request to the run, six 503s in a
+  // row: more than the default 5 retries, so one tick ends with a retryable error.
+  const { jobUid } = sim.createJob({
+    jobUid: config.vars.JOB_UID,
+    rows: 2500,
+    durationMs: 10 * MINUTE,
+    pageSize: 1000,
+    faults: { script: [{ kind: "any", nth: 8, respond: 503, count: 6 }] },
+  });
+  const bundle = await bundleWorker(path.join("examples", "cron", config.main));
+  t.after(() => bundle.remove());
+  const outbound = [];
+  const logs = [];
+  const mf = new Miniflare({
+    cf: false,
+    modules: true,
+    modulesRoot: bundle.dir,
+    scriptPath: path.join(bundle.dir, "index.js"),
+    modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
+    compatibilityDate: config.compatibilityDate,
+    kvNamespaces: config.kv,
+    bindings: { ...config.vars, CAPTAINDATA_API_KEY: API_KEY, CAPTAINDATA_PROJECT_ID: PROJECT_ID },
+    outboundService: outboundToSim(sim, outbound),
+    handleRuntimeStdio(stdout, stderr) {
+      for (const stream of [stdout, stderr]) createInterface({ input: stream }).on("line", (line) => logs.push(line));
+    },
+  });
+  t.after(() => mf.dispose());
+  t.after(() => sim.dispose());
+  const worker = await mf.getWorker();
+  const kv = await mf.getKVNamespace("POLLS");
+  const state = async () => JSON.parse((await kv.get(`state:${jobUid}`)) ?? "null");
+
+  let endedAt = null; // the tick whose state said done
+  let requestsAtEnd = null;
+  const perTick = [];
+  for (let tick = 1; endedAt === null || tick <= endedAt + 20; tick++) {
+    assert.ok(tick <= 60, `the run is not over after ${tick - 1} ticks: ${JSON.stringify(await state())}`);
+    clock.set(start + tick * MINUTE);
+    const before = sim.stats(jobUid).requests.total;
+    const result = await worker.scheduled({ cron: config.crons[0], scheduledTime: new Date(clock.now()) });
+    assert.equal(result.outcome, "ok", `tick ${tick}`);
+    perTick.push(sim.stats(jobUid).requests.total - before);
+    const now = await state();
+    if (endedAt === null && now?.done) {
+      endedAt = tick;
+      requestsAtEnd = sim.stats(jobUid).requests.total;
+    }
+  }
+  const stats = sim.stats(jobUid);
+  assert.ok(stats.log.filter((e) => e.status === 503).length >= 6, "the burst of 503s happened");
+  assert.ok(logs.some((l) => /(RETRIES_EXHAUSTED|TIMEOUT): .*\(next tick retries\)/.test(l)), `a tick ended with a retryable error: ${logs.join("\n")}`);
+  assert.equal(stats.requests.total, requestsAtEnd, `no request in the 20 ticks after the end (per tick: ${perTick})`);
+  assert.ok(perTick.every((n) => n <= 40), `maxRequests holds: ${perTick}`);
+
+  const { keys } = await kv.list({ prefix: `rows:${jobUid}:` });
+  const batches = await Promise.all(keys.map(async ({ name }) => ({ offset: Number(name.split(":").at(-1)), rows: JSON.parse(await kv.get(name)) })));
+  batches.sort((a, b) => a.offset - b.offset);
+  const stored = batches.flatMap((b) => b.rows.map((r) => r.id));
+  t.diagnostic(`cron example: ${endedAt} ticks to the end + 20 past it, ${stored.length} rows stored, ${new Set(stored).size} unique, ${stats.requests.total} requests (${perTick.join(" ")} per tick)`);
+  assert.equal(new Set(stored).size, stored.length, "no row stored twice");
+  assert.deepEqual(stored, Array.from({ length: 2500 }, (_, i) => `row-${i}`), "every row, in order");
+  assert.deepEqual(await state(), { cursor: (await state()).cursor, stored: 2500, done: true }, "the done marker keeps the cursor");
+  assert.equal(typeof (await state()).cursor, "string");
+  assert.ok(outbound.every((u) => u.startsWith("https://api.captaindata.co/v3/") && !u.includes(API_KEY)), "only the API, the key never in a URL");
+});
+
+test("worker/README.md's JobPoller (examples/proxy/read-through-worker.js) reads a tracked run through the worker", async (t) => {
+  const w = await startWorker({ bindings: { POLL_INTERVAL_MS: "0" }, sim: { webhook: null } });
+  t.after(() => w.close());
+  const { jobUid } = w.sim.createJob({ rows: 60, durationMs: 0, pageSize: 25 });
+  const token = await w.track(jobUid);
+  await w.untilDone(jobUid, token);
+  const work = exampleDir("read-through-worker");
+  t.after(() => work.remove());
+  await placeExample("examples/proxy/read-through-worker.js", work.dir);
+  // A page would call showRun; this one prints what render() received.
+  const driver = path.join(work.dir, "driver.mjs");
+  writeFileSync(
+    driver,
+    `import { showRun } from "./read-through-worker.js";\n` +
+      `const [jobUid, token] = process.argv.slice(2);\n` +
+      `const summary = await showRun(jobUid, token, (rows) => console.log(JSON.stringify(rows.map((r) => r.id))));\n` +
+      `console.log(summary.status, summary.totalResults);\n`,
+  );
+  const out = await runNode(driver, { args: [jobUid, token], cwd: work.dir, origins: { "https://captaindata-poller.your-subdomain.workers.dev": w.origin } });
+  assert.equal(out.code, 0, out.tail);
+  const lines = out.stdout.trim().split("\n");
+  assert.equal(lines.at(-1), "finished 60");
+  assert.deepEqual(lines.slice(0, -1).flatMap((l) => JSON.parse(l)), Array.from({ length: 60 }, (_, i) => `row-${i}`));
+});
