@@ -392,6 +392,37 @@ export declare function pollStep<Row = DefaultRow>(options: PollStepOptions): Pr
  */
 export declare function classifyWebhook(payload: WebhookPayload, jobUid?: string): "created" | "succeeded" | "failed" | "other";
 
+/** Captain Data v4 run statuses; an unknown one is passed through (and is not terminal). */
+export type V4RunStatusValue =
+  | "CREATED"
+  | "INVALID"
+  | "QUEUED"
+  | "SCHEDULED"
+  | "BLOCKED"
+  | "STOPPED"
+  | "RUNNING"
+  | "FAILED"
+  | "PARTIAL_SUCCEEDED"
+  | "SUCCEEDED"
+  | (string & {});
+
+/** What a Captain Data v4 run status means (frozen). */
+export interface V4StatusClass {
+  /** `"succeeded"` and `"failed"` end the run; `"paused"` (`BLOCKED`) may last; unknown statuses are `"active"`. */
+  readonly class: "active" | "paused" | "succeeded" | "failed";
+  /** The v3 status a reader of the run is shown (`PARTIAL_SUCCEEDED` is `"warning"`, `INVALID` `"shutdown"`). */
+  readonly v3Status: "pending" | "running" | "paused" | "finished" | "warning" | "shutdown" | "stopped";
+  /** For a failure, the final error its reader ends with: `INVALID` is `ALL_INPUTS_FAILED`, `FAILED`/`STOPPED` `JOB_FAILED`. */
+  readonly errorCode: "ALL_INPUTS_FAILED" | "JOB_FAILED" | null;
+}
+
+/**
+ * Classifies a Captain Data v4 run status (case-insensitive) by the package's one set of rules,
+ * the worker's for its v4 runs. Loads the module if needed; a status that is not a string
+ * rejects with a `TypeError`.
+ */
+export declare function classifyV4Status(status: V4RunStatusValue): Promise<V4StatusClass>;
+
 /** What {@link scheduleWorkflow} resolves with. */
 export interface Scheduled {
   readonly jobUid: string;

@@ -10,6 +10,8 @@ export interface WorkerEnv {
   readonly READ_TOKEN_SECRET?: string;
   readonly ADMIN_TOKEN?: string;
   readonly WEBHOOK_SIGNING_SECRET?: string;
+  /** The Captain Data v4 key, when it is not `CAPTAINDATA_API_KEY` (v4 runs: `POST /v4/actions/{action}/async`). */
+  readonly CAPTAINDATA_V4_API_KEY?: string;
   readonly [setting: string]: unknown;
 }
 

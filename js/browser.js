@@ -31,7 +31,7 @@ async function loadWhole() {
 }
 
 // Tabs of one origin polling the same run share one poller (js/tabs.js).
-export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook } = createApi({
+export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook, classifyV4Status } = createApi({
   poll: { load: loadPoll, source: POLL_WASM_URL.href },
   whole: { load: loadWhole, source: WHOLE_WASM_URL.href },
   share: shareAcrossTabs,

@@ -8,7 +8,7 @@ import { createApi } from "./poller.js";
 
 const WASM_URL = new URL("../pkg/captaindata_poller_bg.wasm", import.meta.url);
 
-export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook } = createApi({
+export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook, classifyV4Status } = createApi({
   poll: { load: () => (glue.initSync({ module: readFileSync(WASM_URL) }), glue), source: WASM_URL.href, sync: true },
 });
 export { CaptainDataError } from "./errors.js";

@@ -245,8 +245,13 @@ export function createApi({ poll, whole, share = () => null, roleOf = (options) 
     return module.classifyWebhook(payload, jobUid);
   }
 
+  /** The crate's v4 status classifier (src/api/v4_status.rs), in the module pollStep runs on. */
+  async function classifyV4Status(status) {
+    return (await everything.ready()).classifyV4Status(status);
+  }
+
   /** Loads the module JobPoller runs on (pollStep and scheduleWorkflow load theirs). */
   const preload = () => load().then(() => undefined);
 
-  return { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook };
+  return { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook, classifyV4Status };
 }

@@ -4,7 +4,7 @@ import wasmModule from "../pkg/captaindata_poller_bg.wasm";
 import * as glue from "../pkg/captaindata_poller.js";
 import { createApi } from "./poller.js";
 
-export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook } = createApi({
+export const { JobPoller, preload, pollStep, scheduleWorkflow, classifyWebhook, classifyV4Status } = createApi({
   poll: { load: () => (glue.initSync({ module: wasmModule }), glue), source: "the bundled captaindata_poller_bg.wasm", sync: true },
 });
 export { CaptainDataError } from "./errors.js";

@@ -10,7 +10,11 @@
 // PROBE_POLL_MS (its status cadence, default 3000), PROBE_MAX_PAGES (default 50). `--json` also
 // prints the findings as JSON. The API key is sent only in the Authorization header and is
 // replaced by "[API key]" wherever an answer would echo it.
+//
+// With CAPTAINDATA_V4_API_KEY it also asks the v4 API (scripts/probe-v4.mjs says which
+// settings and what it checks); with only a v4 key, only v4 is asked.
 import { cli, isMain } from "./exec.mjs";
+import { probeV4, probeV4Config } from "./probe-v4.mjs";
 
 const DEFAULT_BASE_URL = "https://api.captaindata.co/v3";
 const PROBE_ORIGIN = "https://captaindata-poller-probe.example";
@@ -24,6 +28,12 @@ class ProbeError extends Error {}
 /** The probe's settings from arguments and environment; throws a ProbeError naming what is missing. */
 export function probeConfig(argv = process.argv.slice(2), env = process.env) {
   const positional = argv.filter((a) => !a.startsWith("--"));
+  let v4;
+  try {
+    v4 = probeV4Config(env);
+  } catch (error) {
+    throw new ProbeError(error.message);
+  }
   const config = {
     apiKey: env.CAPTAINDATA_API_KEY ?? "",
     projectId: env.CAPTAINDATA_PROJECT_ID ?? "",
@@ -35,7 +45,11 @@ export function probeConfig(argv = process.argv.slice(2), env = process.env) {
     pollMs: Number(env.PROBE_POLL_MS ?? 3000),
     maxPages: Number(env.PROBE_MAX_PAGES ?? 50),
     json: argv.includes("--json"),
+    v4,
+    // A v4 key alone asks v4 only.
+    v3: !(v4 && !env.CAPTAINDATA_API_KEY),
   };
+  if (!config.v3) return config;
   for (const [name, value] of [["CAPTAINDATA_API_KEY", config.apiKey], ["CAPTAINDATA_PROJECT_ID", config.projectId]]) {
     if (!value) throw new ProbeError(`${name} is not set`);
   }
@@ -154,8 +168,18 @@ async function followStatus(config, jobUid, seen) {
   }
 }
 
-/** Runs every probe; resolves with `[open point, what the API answered]` rows. */
+/** Runs every probe (v3, v4 or both); resolves with `[open point, what the API answered]` rows. */
 export async function probe(config) {
+  const findings = config.v3 ? await probeV3(config) : [];
+  if (config.v4) {
+    const shownV4 = (answer) => redact({ apiKey: config.v4.apiKey }, shown(config, answer));
+    findings.push(...(await probeV4(config.v4, { exchange: (path, init) => exchange(config, path, init), shown: shownV4, waitMs: config.waitMs, pollMs: config.pollMs })));
+  }
+  return findings;
+}
+
+/** The v3 probes. */
+async function probeV3(config) {
   const findings = [];
   const note = (point, answer) => findings.push([point, answer]);
   const statuses = new Map();
@@ -280,10 +304,14 @@ async function main() {
     config = probeConfig();
   } catch (error) {
     if (!(error instanceof ProbeError)) throw error;
-    console.error(`probe: ${error.message}\nusage: CAPTAINDATA_API_KEY=… CAPTAINDATA_PROJECT_ID=… npm run probe -- <job_uid> [<workflow_uid>]`);
+    console.error(
+      `probe: ${error.message}\nusage: CAPTAINDATA_API_KEY=… CAPTAINDATA_PROJECT_ID=… npm run probe -- <job_uid> [<workflow_uid>]` +
+        "\n   or: CAPTAINDATA_V4_API_KEY=… [CAPTAINDATA_V4_ACTION=…] [CAPTAINDATA_V4_RUN_UID=…] npm run probe",
+    );
     process.exit(1);
   }
-  console.log(`captaindata-poller probe of ${config.baseUrl} at ${new Date().toISOString()}\n`);
+  const targets = [config.v3 ? config.baseUrl : null, config.v4?.baseUrl].filter(Boolean).join(" and ");
+  console.log(`captaindata-poller probe of ${targets} at ${new Date().toISOString()}\n`);
   const findings = await probe(config);
   console.log(table(findings));
   if (config.json) console.log(`\n${JSON.stringify(Object.fromEntries(findings), null, 2)}`);

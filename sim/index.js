@@ -15,13 +15,14 @@ import {
 } from "./jobs.js";
 import { hostileAnswer } from "./hostile.js";
 import { seededRandom, seededUid } from "./random.js";
+import { createV4, matchV4Route, V4_BASE, V4_KINDS } from "./v4.js";
 
 export { manualClock };
 
 const BASE = "/v3";
-const KINDS = ["run", "results", "schedule", "other", "preflight"];
+const KINDS = ["run", "results", "schedule", "other", "preflight", ...V4_KINDS];
 const EXPOSED = "retry-after, x-ratelimit-reset";
-const PREFLIGHT_HEADERS = "authorization, x-project-id, content-type";
+const PREFLIGHT_HEADERS = "authorization, x-project-id, x-api-key, content-type";
 const WEBHOOK_EVENTS = ["created", "succeeded", "failed"];
 const WEBHOOK_MESSAGES = {
   created: "Job successfully created.",
@@ -52,8 +53,9 @@ const encoder = new TextEncoder();
  *   events?: ("created" | "succeeded" | "failed")[] }} WebhookTarget
  * @typedef {{ apiKey?: string, projectId?: string, clock?: { now(): number }, seed?: number,
  *   webhook?: WebhookTarget | null, defaults?: JobSpec, errorShape?: "v3" | "v4",
- *   cors?: boolean | string[] }} SimOptions
+ *   cors?: boolean | string[], v4Defaults?: import("./v4-runs.js").V4RunSpec }} SimOptions
  *   `cors`: true answers every origin (`*`), false none, a list only those origins.
+ *   `v4Defaults`: the spec of v4 runs launched by `POST /v4/actions/{name}/async` (sim/README.md).
  */
 
 /** A dropped connection: `handle()` rejects with this; the Node adapter destroys the socket. */
@@ -110,6 +112,7 @@ function sleep(ms, signal) {
 
 /** Splits `/v3/...` into a route; segments are decoded, so `%2F` stays inside one segment. */
 function matchRoute(method, pathname) {
+  if (pathname.startsWith(`${V4_BASE}/`)) return matchV4Route(method, pathname);
   if (!pathname.startsWith(`${BASE}/`)) return { kind: "other" };
   let parts;
   try {
@@ -164,6 +167,7 @@ export function createSim(options = {}) {
   const changed = () => {
     for (const recheck of [...waiters]) recheck();
   };
+  const v4 = createV4({ apiKey, clock, usesWallClock, seed, defaults: options.v4Defaults ?? {}, changed });
 
   /**
    * Resolves with `check()`'s value once it is truthy: checked now and after every change of the
@@ -246,6 +250,7 @@ export function createSim(options = {}) {
   function tick() {
     const now = clock.now();
     for (const job of jobs.values()) notify(job, now);
+    v4.tick();
   }
 
   /** Created once the job has started ("when a job starts and the first task launches"), then its end. */
@@ -381,6 +386,7 @@ export function createSim(options = {}) {
   function reset() {
     for (const id of timers) clearTimeout(id);
     timers.clear();
+    v4.reset();
     jobs.clear();
     log = [];
     webhookLog = [];
@@ -463,22 +469,32 @@ export function createSim(options = {}) {
     return headers;
   }
 
-  async function jobAnswer(request, route, url, entry) {
-    const j = jobs.get(route.jobUid);
-    if (!j) return problem(404, "Job not found", { scope: "job" });
-    const shape = j.spec.errorShape ?? errorShape;
-    if (j.faults.wrongCredentials) return problem(401, "Unauthorized", { shape, scope: "auth" });
-    const fault = j.faults.decide(route.kind);
+  /**
+   * The answer an injected fault gives (429, 5xx; a drop throws; "slow" waits first), or null
+   * when the request is to be answered normally. Shared by v3 and v4 requests.
+   */
+  async function faultAnswer(fault, request, shape, entry, rateLimitReset = null) {
     // The log says which answers were injected faults (chaos campaigns count them).
     if (fault.respond !== null) entry.fault = String(fault.respond);
     else if (fault.delayMs > 0) entry.fault = "slow";
     if (fault.delayMs > 0) await sleep(fault.delayMs, request.signal);
     if (fault.respond === "drop") throw new SimulatedDrop();
     if (fault.respond === 429) {
-      const headers = rateLimitHeaders(fault.retryAfter, j.faults.rateLimitReset);
+      const headers = rateLimitHeaders(fault.retryAfter, rateLimitReset);
       return problem(429, "Too Many Requests", { shape, scope: "rate_limit", headers });
     }
     if (typeof fault.respond === "number") return problem(fault.respond, "Internal Server Error", { shape, scope: "server" });
+    return null;
+  }
+
+  async function jobAnswer(request, route, url, entry) {
+    const j = jobs.get(route.jobUid);
+    if (!j) return problem(404, "Job not found", { scope: "job" });
+    const shape = j.spec.errorShape ?? errorShape;
+    if (j.faults.wrongCredentials) return problem(401, "Unauthorized", { shape, scope: "auth" });
+    const fault = j.faults.decide(route.kind);
+    const faulty = await faultAnswer(fault, request, shape, entry, j.faults.rateLimitReset);
+    if (faulty) return faulty;
     const answer = normalAnswer(j, route, url);
     if (fault.respond === "malformed" && answer.status === 200) {
       return { ...answer, text: answer.text.slice(0, Math.max(1, Math.floor(answer.text.length / 2))) };
@@ -487,6 +503,9 @@ export function createSim(options = {}) {
   }
 
   async function apiAnswer(request, route, url, entry) {
+    if (url.pathname.startsWith(`${V4_BASE}/`)) {
+      return v4.answer(request, route, url, entry, (fault, req, shape) => faultAnswer(fault, req, shape, entry));
+    }
     if (route.kind === "other") return problem(404, "Not found");
     if (!route.allowed) return problem(405, "Method not allowed", { headers: { allow: route.method } });
     const denied = checkAuth(request);
@@ -503,6 +522,7 @@ export function createSim(options = {}) {
     if (what === "reset" && request.method === "POST") return (reset(), json(200, { ok: true }));
     if (what === "stats") return json(200, stats(url.searchParams.get("job") ?? undefined));
     if (what === "webhooks") return json(200, webhookLog);
+    if (what === "v4") return v4.control(request.method, parts.slice(1), url);
     if (what !== "jobs") return json(404, { message: "Unknown control route" });
     if (!uid && request.method === "POST") {
       const { jobUid } = createJob(input);
@@ -572,7 +592,7 @@ export function createSim(options = {}) {
       kind: route.kind,
       status: null,
       bytes: 0,
-      jobUid: route.jobUid ?? null,
+      jobUid: route.jobUid ?? route.runUid ?? null,
     };
     log.push(entry);
     changed();
@@ -609,10 +629,24 @@ export function createSim(options = {}) {
     /** Resolves when every webhook POST in flight has settled. */
     webhooksSettled: () => Promise.all([...pendingWebhooks]),
     until,
+    /** The v4 async API: launch, runs, deliveries, callbacks POSTed (sim/README.md, "Captain Data v4"). */
+    v4: {
+      launch: v4.launch,
+      setDefaults: v4.setDefaults,
+      run: v4.run,
+      runs: v4.runs,
+      stop: v4.stop,
+      isOver: v4.isOver,
+      deliveries: v4.deliveries,
+      callbacks: v4.callbacks,
+      receiverDown: v4.receiverDown,
+      settled: v4.settled,
+    },
     /** Clears timers; the simulator keeps answering. */
     dispose() {
       for (const id of timers) clearTimeout(id);
       timers.clear();
+      v4.dispose();
     },
     options: { apiKey, projectId, seed, basePath: BASE, errorShape, cors },
   };

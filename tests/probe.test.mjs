@@ -102,3 +102,78 @@ test("without a key or a run the probe says what is missing and sends nothing", 
     await server.close();
   }
 });
+
+/** A callback receiver on 127.0.0.1 that answers 500: the probe's run's deliveries fail, as to a URL nobody serves. */
+async function failingReceiver() {
+  const { createServer } = await import("node:http");
+  const bodies = [];
+  const server = createServer((req, res) => {
+    let text = "";
+    req.on("data", (c) => (text += c));
+    req.on("end", () => {
+      bodies.push({ headers: req.headers, body: JSON.parse(text) });
+      res.writeHead(500).end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/callbacks`, bodies, close: () => new Promise((r) => server.close(r)) };
+}
+
+test("v4: the auth header, the launch's answer, the statuses, the deliveries list and the replay limit", async () => {
+  const receiver = await failingReceiver();
+  const server = await startSimServer({ apiKey: API_KEY, v4Defaults: { rows: 15, pageSize: 10, durationMs: 300, startDelayMs: 150 } });
+  try {
+    const { code, stdout, stderr, rows } = await runProbe([], {
+      CAPTAINDATA_V4_API_KEY: API_KEY,
+      CAPTAINDATA_V4_BASE_URL: `${server.origin}/v4`,
+      CAPTAINDATA_V4_ACTION: "linkedin-extract-people",
+      CAPTAINDATA_V4_INPUTS: JSON.stringify([{ linkedin_profile_url: "https://www.linkedin.com/in/someone" }]),
+      CAPTAINDATA_V4_CALLBACK_URL: receiver.url,
+    });
+    assert.equal(code, 0, stderr);
+    assert.equal(rows["v4 auth (GET /runs/callbacks)"], "X-API-Key: 200; no key: 401; v3's Authorization header instead: 401", stdout);
+    assert.equal(rows["v4 error body keys"], "{error_label, error_scope, error_ref, message, status_code, params}");
+    assert.match(rows["v4 launch (POST /actions/{action}/async, callback headers as an object)"], /^201, keys run_uid, status, .*; the run uid is in `run_uid`$/);
+    assert.equal(rows["v4 statuses seen (the launched run)"], "QUEUED → RUNNING → SUCCEEDED");
+    assert.match(rows["v4 GET /runs/{uid}"], /^200, keys uid, action_name, execution_mode, status/);
+    assert.match(rows["v4 deliveries list (GET /runs/callbacks?run_uid=)"], /^200, a JSON array; 3 for the run \(statuses (FAILED|RUNNING)(, (FAILED|RUNNING))?\); a delivery's keys: uid, parent_uid, retry_count, .*batch_uid/);
+    assert.equal(
+      rows["v4 replay limit (POST /runs/callbacks/{uid}/replay)"],
+      "3 accepted then 400; a replay's parent_uid is the original, retry_count 1, same batch_uid true",
+    );
+    assert.equal(rows["v4 replay of a replay"], "400");
+    assert.match(rows["v4 not confirmed here"], /callbacks reach the URL/);
+    assert.equal(rows["statuses seen"], undefined, "a v4 key alone asks v4 only");
+    assert.ok(!stdout.includes(API_KEY) && !stderr.includes(API_KEY), "the key is in no output");
+    const { requests, log } = server.sim.stats();
+    assert.deepEqual([requests["v4-launch"], requests["v4-replay"], requests.run + requests.results], [1, 5, 0]);
+    assert.ok(log.every((e) => !e.path.includes(API_KEY)));
+    // The callbacks carried the probe's header, never the key.
+    assert.ok(receiver.bodies.length >= 3 && receiver.bodies.every((b) => b.headers["x-captaindata-poller-probe"] === "1"));
+    assert.ok(receiver.bodies.every((b) => !JSON.stringify(b).includes(API_KEY)));
+  } finally {
+    await server.close();
+    await receiver.close();
+  }
+});
+
+test("v4 with a run of yours: read only (its status and deliveries), no replay", async () => {
+  const receiver = await failingReceiver();
+  const server = await startSimServer({ apiKey: API_KEY });
+  try {
+    const { runUid } = server.sim.v4.launch({ callback: { url: receiver.url }, spec: { rows: 5, durationMs: 0 } });
+    await server.sim.until(() => server.sim.v4.deliveries(runUid).every((d) => d.status === "FAILED"), { what: "the run's deliveries failed" });
+    const { code, stderr, rows } = await runProbe([], { CAPTAINDATA_V4_API_KEY: API_KEY, CAPTAINDATA_V4_BASE_URL: `${server.origin}/v4`, CAPTAINDATA_V4_RUN_UID: runUid });
+    assert.equal(code, 0, stderr);
+    assert.equal(rows["v4 statuses seen (your run)"], "SUCCEEDED");
+    assert.match(rows["v4 launch (POST /actions/{action}/async)"], /^not asked/);
+    assert.match(rows["v4 replay limit"], /^not tried/);
+    assert.equal(server.sim.stats().requests["v4-replay"], 0);
+    const bad = await runProbe([], { CAPTAINDATA_V4_API_KEY: API_KEY, CAPTAINDATA_V4_INPUTS: "{nope" });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /CAPTAINDATA_V4_INPUTS is not JSON/);
+  } finally {
+    await server.close();
+    await receiver.close();
+  }
+});

@@ -1,4 +1,4 @@
-//! Captain Data v3 wire types and their classification.
+//! Captain Data v3 wire types and their classification (and v4 run statuses: [`classify_v4_status`]).
 //!
 //! Pure: no I/O, no wasm. Only the small metadata is modelled here (run status,
 //! paging, error bodies); result rows never become Rust values. The wasm glue
@@ -12,6 +12,7 @@ mod errors;
 mod retry_hint;
 mod status;
 mod text;
+mod v4_status;
 mod webhook;
 
 pub use error_code::ErrorCode;
@@ -22,6 +23,7 @@ pub use errors::{
 pub use retry_hint::{retry_hint, RetryHint};
 pub use status::{classify_status, is_all_inputs_failed, RunClass};
 pub use text::decimal;
+pub use v4_status::{classify_v4_status, V4Status};
 pub use webhook::{
     classify_webhook, Webhook, WebhookError, WebhookKind, WebhookPayload, MAX_ERROR_CHARS,
 };

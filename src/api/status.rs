@@ -14,6 +14,24 @@ pub enum RunClass {
     Failed,
 }
 
+impl RunClass {
+    /// The name JS sees (`classifyV4Status(status).class`): `"active"`, `"paused"`,
+    /// `"succeeded"`, `"failed"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunClass::Active => "active",
+            RunClass::Paused => "paused",
+            RunClass::Succeeded => "succeeded",
+            RunClass::Failed => "failed",
+        }
+    }
+
+    /// True for the classes that end a run: [`RunClass::Succeeded`] and [`RunClass::Failed`].
+    pub fn is_terminal(self) -> bool {
+        matches!(self, RunClass::Succeeded | RunClass::Failed)
+    }
+}
+
 /// Classifies a run status, case-insensitively. Unknown values are [`RunClass::Active`]
 /// so that a new server status never ends a poll by surprise.
 ///

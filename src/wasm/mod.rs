@@ -27,6 +27,9 @@ mod poller;
 mod schedule;
 #[cfg(feature = "step-and-schedule")]
 mod step;
+// Only in the whole module (the worker's): a page that only polls does not carry it.
+#[cfg(feature = "step-and-schedule")]
+mod v4_status;
 mod webhook;
 
 pub use poller::{JobPoller, Receiver};

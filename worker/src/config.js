@@ -201,7 +201,7 @@ export function secret(env, name) {
 export const SECRET_NAMES = Object.freeze(Object.keys(SECRETS));
 
 // Optional secrets: never required, redacted all the same.
-const OPTIONAL_SECRETS = ["WEBHOOK_SIGNING_SECRET"];
+const OPTIONAL_SECRETS = ["WEBHOOK_SIGNING_SECRET", "CAPTAINDATA_V4_API_KEY"];
 
 /**
  * `text` without the value of any secret (the project id is one, like the key): for every

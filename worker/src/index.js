@@ -6,6 +6,8 @@ import { ConfigError, MAX_READ_TOKEN_TTL_SECONDS, connection, redacted, refusedS
 import { trackedRunsCapBody } from "./limits.js";
 import { registryOf, trackerOf } from "./registry.js";
 import { isRunId, route } from "./routes.js";
+import { launchV4, receiveV4Callback } from "./v4-routes.js";
+import { v4Problems } from "./v4-settings.js";
 import { webhookEvent } from "./webhook-events.js";
 
 export { Registry } from "./registry.js";
@@ -169,7 +171,7 @@ async function webhook(request, env) {
 
 /** Configuration problems for operators: 200 when there are none, 503 with the list otherwise. */
 function health(env) {
-  const problems = settings(env).problems.map(({ setting, message, polling }) => ({ setting, message, stops_polling: polling }));
+  const problems = [...settings(env).problems, ...v4Problems(env)].map(({ setting, message, polling }) => ({ setting, message, stops_polling: polling }));
   return json(problems.length === 0 ? 200 : 503, { ok: problems.length === 0, problems });
 }
 
@@ -211,6 +213,10 @@ async function dispatch(request, env, match, url, claims) {
       return webhook(request, env);
     case "health":
       return health(env);
+    case "v4-launch":
+      return launchV4(request, env, match.action);
+    case "v4-callback":
+      return receiveV4Callback(request, env);
     default:
       return problem(404, "Not found");
   }

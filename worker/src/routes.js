@@ -16,6 +16,9 @@ const TABLE = [
   ["GET", ["v3", "jobs", ":jobUid", "results"], "results", "read"],
   ["POST", ["webhooks", "captaindata"], "webhook", "webhook"],
   ["GET", ["health"], "health", "admin"],
+  // Captain Data v4 (worker/src/v4-routes.js): the callbacks check their own secret header.
+  ["POST", ["v4", "actions", ":action", "async"], "v4-launch", "admin"],
+  ["POST", ["v4", "callbacks"], "v4-callback", "callback"],
 ];
 
 function matches(pattern, parts) {

@@ -9,6 +9,7 @@ import { isWorkerFinal } from "./limits.js";
 import { registryOf } from "./registry.js";
 import { applyStep, nextStepIn } from "./step-outcome.js";
 import { isMissing, resultsBody, runBody } from "./v3-shapes.js";
+import { storeV4Callback, trackV4, v4Alarm } from "./v4-tracker.js";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS run (
@@ -173,6 +174,16 @@ export class RunTracker extends DurableObject {
     return "accepted";
   }
 
+  /** Tracks a Captain Data v4 run the worker launched (worker/src/v4-tracker.js). */
+  trackV4(runUid, info) {
+    return trackV4(this, runUid, info);
+  }
+
+  /** Stores one verified v4 callback's batch, once by its batch_uid. */
+  v4Callback(payload, seen) {
+    return storeV4Callback(this, payload, seen);
+  }
+
   /**
    * The run for a reader whose token names `epoch`: `{ run }` (the stored row), `{ missing }`
    * (not stored, or unknown to Captain Data) or `{ refused }` (its tokens were revoked).
@@ -215,6 +226,8 @@ export class RunTracker extends DurableObject {
     if (!run) return;
     const config = settings(this.env);
     if (run.done) return this.expire(run, config);
+    // A v4 run's safety net (its rows come by callbacks); v3 runs step below.
+    if (await v4Alarm(this, run, config)) return;
     const wrong = config.problems.filter((p) => p.polling);
     if (wrong.length > 0) return this.holdForConfig(run, wrong.map((p) => p.message).join("; "));
     const step = await this.poll(run, config);

@@ -40,7 +40,9 @@ function visibleStatus(run) {
 
 function visibleError(run) {
   if (!run.done && run.config_error) return HELD_FOR_CONFIG;
-  if (!run.done || !run.error_code) return null;
+  if (!run.done) return null;
+  // A v4 run that ended with rows it could not recover says so (a v3 run has none then).
+  if (!run.error_code) return run.error_message ?? null;
   if (run.error_code === "ALL_INPUTS_FAILED") return ALL_INPUTS_FAILED;
   if (run.error_code === "JOB_FAILED") return run.error_message || "Job failed.";
   // The worker's own limit (e.g. ROWS_CAP_REACHED): its message says what was kept.

@@ -1,0 +1,96 @@
+// The worker's Captain Data v4 routes: `POST /v4/actions/{action}/async` (admin) launches a run
+// with the worker as its callback receiver; `POST /v4/callbacks` receives the callbacks.
+import { classifyV4Status } from "captaindata-poller";
+import { readToken, sameSecret } from "./access.js";
+import { readBody } from "./body.js";
+import { redacted, secret, settings } from "./config.js";
+import { trackedRunsCapBody } from "./limits.js";
+import { registryOf, trackerOf } from "./registry.js";
+import { isRunId } from "./routes.js";
+import { launch, launchedUid } from "./v4-api.js";
+import { CALLBACK_HEADER, v4Callback, v4Settings } from "./v4-settings.js";
+
+// A launch carries up to 100,000 inputs; a callback one page of results.
+const MAX_LAUNCH_BYTES = 32 << 20;
+const MAX_CALLBACK_BYTES = 32 << 20;
+const MAX_BATCH_UID = 128;
+const decoder = new TextDecoder();
+
+const json = (status, body) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const problem = (status, message, extra = {}) => json(status, { message, ...extra });
+
+async function readJson(request, limit) {
+  const { bytes, tooLarge } = await readBody(request, limit);
+  if (tooLarge) return { error: problem(413, `Body too large: at most ${limit} bytes`) };
+  try {
+    return { body: JSON.parse(decoder.decode(bytes)) };
+  } catch {
+    return { error: problem(400, "Body must be JSON") };
+  }
+}
+
+/**
+ * Launches `action` in async mode with the body as given, plus the worker's callback (its URL on
+ * PUBLIC_URL and the secret header), tracks the run and answers `201 {run_uid, read_token,
+ * read_token_expires_at}`. Refused (409) when MAX_TRACKED_RUNS runs are stored: checked before
+ * the launch, so a run launched is always tracked.
+ */
+export async function launchV4(request, env, action) {
+  const { body, error } = await readJson(request, MAX_LAUNCH_BYTES);
+  if (error) return error;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return problem(400, "Body must be a JSON object");
+  if ("callback" in body) return problem(400, "`callback` is set by the worker (its own URL and secret): leave it out");
+  const v4 = v4Settings(env);
+  const callback = v4Callback(env);
+  const { maxTrackedRuns, readTokenTtlSeconds } = settings(env);
+  if (!(await registryOf(env).hasRoom(maxTrackedRuns))) return json(409, trackedRunsCapBody(maxTrackedRuns));
+  const answer = await launch(v4, action, { ...body, callback });
+  if (answer.status < 200 || answer.status >= 300) {
+    // Captain Data's own 4xx message is passed on (it never holds the key); the rest is a 502.
+    const refused = answer.status >= 400 && answer.status < 500 && ![401, 403].includes(answer.status);
+    const message = typeof answer.body?.message === "string" ? redacted(env, answer.body.message) : `Captain Data answered ${answer.status || "nothing"}`;
+    return problem(refused ? answer.status : 502, message, { code: answer.status === 401 || answer.status === 403 ? "UNAUTHORIZED" : "BAD_RESPONSE" });
+  }
+  const runUid = launchedUid(answer.body);
+  // The uid names a Durable Object and goes into upstream URLs: only a well-formed one is tracked.
+  if (!isRunId(runUid)) {
+    console.error("v4 launch: Captain Data answered without a valid run uid; nothing tracked");
+    return problem(502, "Captain Data answered without a valid run uid", { code: "BAD_RESPONSE" });
+  }
+  await registryOf(env).add(runUid, maxTrackedRuns, true);
+  const { epoch } = await trackerOf(env, runUid).trackV4(runUid, { action });
+  const expiresAt = Math.floor(Date.now() / 1000 + readTokenTtlSeconds) * 1000;
+  const token = await readToken(secret(env, "READ_TOKEN_SECRET"), runUid, { epoch, expiresAt });
+  return json(201, { run_uid: runUid, read_token: token, read_token_expires_at: new Date(expiresAt).toISOString() });
+}
+
+/** The callback's run and batch, or the reason it is refused. */
+function callbackProblem(body) {
+  const run = body?.run;
+  if (!run || typeof run !== "object") return "`run` is missing";
+  if (!isRunId(run.run_uid)) return "`run.run_uid` is missing or invalid";
+  if (typeof run.batch_uid !== "string" || run.batch_uid === "" || run.batch_uid.length > MAX_BATCH_UID) return "`run.batch_uid` is missing or invalid";
+  if (typeof run.status !== "string") return "`run.status` is missing";
+  if (body.results !== null && body.results !== undefined && !Array.isArray(body.results)) return "`results` must be an array";
+  return null;
+}
+
+/**
+ * One v4 callback: the secret header is checked, then the batch is stored once in its run's
+ * tracker. Every valid callback of a tracked run is acknowledged (200), a duplicate too, so
+ * Captain Data marks its delivery SUCCESS and does not need to replay it.
+ */
+export async function receiveV4Callback(request, env) {
+  if (!(await sameSecret(request.headers.get(CALLBACK_HEADER), secret(env, "WEBHOOK_SECRET")))) return problem(401, "Bad callback secret");
+  const { body, error } = await readJson(request, MAX_CALLBACK_BYTES);
+  if (error) return error;
+  const refused = callbackProblem(body);
+  if (refused) return problem(400, refused);
+  const seen = await classifyV4Status(body.run.status);
+  const runUid = body.run.run_uid;
+  const state = await trackerOf(env, runUid).v4Callback(body, { class: seen.class, v3Status: seen.v3Status });
+  // Not stored here (deleted, or the launch's answer not in yet): the delivery fails, and is
+  // replayed by the safety net if the run is tracked.
+  if (state === "unknown") return problem(404, "This worker does not track the run");
+  return json(200, { run_uid: runUid, batch_uid: body.run.batch_uid, state });
+}
