@@ -4,26 +4,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createElement as h } from "react";
 import { renderToString } from "react-dom/server";
-import { spyOnLoads } from "../bindings/ssr-spy.mjs";
-import { trackPackageTimers } from "../support/timers.mjs";
-import { timerChanges, until } from "../support/until.mjs";
+import { settled, spyOnLoads } from "../bindings/ssr-spy.mjs";
 
 const seen = spyOnLoads();
-const timers = trackPackageTimers();
 // Imported after the spies: the bindings' own imports may not load anything either.
 const { useJobPoller } = await import("captaindata-poller/react");
 const { App } = await import("../bindings/react-app/app.js");
-/**
- * Past the store's microtasks, with no package timer pending and no file being read: nothing
- * left that could go on to a load (a wasm load reads its file first), a condition, not a pause.
- */
-const settled = () =>
-  until(() => timers.pending().length === 0 && !process.getActiveResourcesInfo().some((r) => r.startsWith("FS")), {
-    on: [timerChanges(timers)],
-    everyMs: 5,
-    settled: true,
-    what: "the render's work to settle",
-  });
 
 test("the app renders the idle snapshot on the server, with no fetch and no wasm load", async () => {
   const html = renderToString(h(App, { jobUid: "0d2c4a8e-server-run" }));
