@@ -73,34 +73,15 @@ export async function startSimulatedRun(page, { inputs, rowsPerInput = 1, durati
 }
 
 /**
- * For `addInitScript`: the package's pending timers in the page, told apart by the frames that
- * arm them (its /js/, /dist/ or /pkg/ files, or the wasm). Every request it sends holds one (its
- * timeout) and a poller between polls its sleep: "nothing left that could send a request" is
- * none pending, a condition.
+ * For `addInitScript`: the package's pending timers in the page (tests/support/timers.mjs, the
+ * tracker every suite uses). Every request it sends holds one (its timeout) and a poller between
+ * polls its sleep: "nothing left that could send a request" is none pending, a condition.
  */
-export function trackPackageTimers() {
-  const packageCode = /\/(js|dist|pkg)\/[\w.-]+\.js/;
-  const realSetTimeout = window.setTimeout;
-  const realClearTimeout = window.clearTimeout;
-  const pending = new Set();
-  window.__packageTimers = pending;
-  window.setTimeout = function setTimeout(fn, ms, ...rest) {
-    // The caller is a package file, or (in an app's bundle) the glue called from the wasm a few frames down.
-    const frames = (new Error().stack ?? "").split("\n").slice(2, 8);
-    if (!packageCode.test(frames[0] ?? "") && !frames.some((f) => f.includes("wasm-function["))) return realSetTimeout(fn, ms, ...rest);
-    const id = realSetTimeout((...args) => (pending.delete(id), fn(...args)), ms, ...rest);
-    pending.add(id);
-    return id;
-  };
-  window.clearTimeout = function clearTimeout(id) {
-    pending.delete(id);
-    return realClearTimeout(id);
-  };
-}
+export { trackPackageTimers } from "../support/timers.mjs";
 
 /** Waits until the package in `page` holds no timer: nothing left that could send a request. */
 export function untilPackageQuiet(page, timeout = 10000) {
-  return page.waitForFunction(() => window.__packageTimers.size === 0, null, { timeout });
+  return page.waitForFunction(() => window.__packageTimers.pending().length === 0, null, { timeout });
 }
 
 /** Waits until the page reports a run state (idle, running, stopped, completed, failed). */

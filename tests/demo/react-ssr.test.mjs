@@ -4,13 +4,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createElement as h } from "react";
 import { renderToString } from "react-dom/server";
-import { spyOnLoads } from "../bindings/ssr-spy.mjs";
+import { settled, spyOnLoads } from "../bindings/ssr-spy.mjs";
 
 const seen = spyOnLoads();
 // Imported after the spies: the bindings' own imports may not load anything either.
 const { useJobPoller } = await import("captaindata-poller/react");
 const { App } = await import("../bindings/react-app/app.js");
-const settled = () => new Promise((resolve) => setTimeout(resolve, 50)); // past the store's microtasks
 
 test("the app renders the idle snapshot on the server, with no fetch and no wasm load", async () => {
   const html = renderToString(h(App, { jobUid: "0d2c4a8e-server-run" }));

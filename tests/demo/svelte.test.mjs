@@ -8,6 +8,7 @@ import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { createJobPoller, useJobPoller } from "captaindata-poller/svelte";
 import { FAST, afterMicrotasks, rowIds, untilQuiet, useSim } from "../package/sim-fixture.mjs";
+import { until as untilCondition } from "../support/until.mjs";
 
 const ctx = useSim();
 
@@ -24,15 +25,14 @@ function recordingFetch() {
 /** Subscribes and records every value; `until(pred)` resolves once a value matches. */
 function watchStore(store) {
   const values = [];
-  const waiters = [];
+  const changes = new Set();
   const unsubscribe = store.subscribe((value) => {
     values.push(value);
-    for (const w of [...waiters]) if (w.pred(value)) waiters.splice(waiters.indexOf(w), 1) && w.resolve(value);
+    for (const recheck of [...changes]) recheck();
   });
-  const until = (pred) => {
-    const hit = values.find(pred);
-    return hit ? Promise.resolve(hit) : new Promise((resolve) => waiters.push({ pred, resolve }));
-  };
+  // The first value that matches, re-checked on each new one (tests/support/until.mjs).
+  const onValue = (recheck) => (changes.add(recheck), () => changes.delete(recheck));
+  const until = (pred) => untilCondition(() => values.find(pred), { on: [onValue], what: "a store value" });
   return { values, unsubscribe, until, last: () => values.at(-1) };
 }
 

@@ -6,19 +6,13 @@ import { test } from "node:test";
 import { effectScope, nextTick, ref, watch } from "vue";
 import { useJobPoller } from "captaindata-poller/vue";
 import { FAST, rowIds, untilQuiet, useSim } from "../package/sim-fixture.mjs";
+import { until as untilCondition } from "../support/until.mjs";
 
 const ctx = useSim();
 
-/** Resolves once `pred()` is true, re-checked whenever `source` changes. */
+/** Resolves once `pred()` is true, re-checked whenever `source` changes (tests/support/until.mjs). */
 function until(source, pred) {
-  if (pred()) return Promise.resolve();
-  return new Promise((resolve) => {
-    const stop = watch(source, () => {
-      if (!pred()) return;
-      stop();
-      resolve();
-    });
-  });
+  return untilCondition(pred, { on: [(recheck) => watch(source, recheck)], what: "the poller's state" });
 }
 
 test("equal values (and a saved cursor passed back) keep the poller; a new jobUid restarts it; disposing the scope stops it", async () => {

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createSSRApp, defineComponent, h } from "vue";
 import { renderToString } from "vue/server-renderer";
-import { spyOnLoads } from "../bindings/ssr-spy.mjs";
+import { settled, spyOnLoads } from "../bindings/ssr-spy.mjs";
 
 const seen = spyOnLoads();
 const { useJobPoller } = await import("captaindata-poller/vue"); // after the spies
@@ -16,6 +16,6 @@ test("a component using the composable renders idle on the server, with no fetch
   });
   const html = await renderToString(createSSRApp(Run));
   assert.equal(html, '<p data-status="idle">0 rows</p>');
-  await new Promise((resolve) => setTimeout(resolve, 50)); // past the store's microtasks
+  await settled(); // past the store's microtasks, nothing pending that could load
   assert.deepEqual(seen, []);
 });

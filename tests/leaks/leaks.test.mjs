@@ -10,6 +10,7 @@ import { JobPoller, preload } from "captaindata-poller";
 // `initSync()` hands back its exports.
 import { initSync } from "../../pkg/captaindata_poller.js";
 import { createSim } from "../../sim/index.js";
+import { PACKAGE_CODE, trackPackageTimers } from "../support/timers.mjs";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc");
@@ -21,32 +22,16 @@ const PROJECT_ID = "sim-project";
 const BASE_URL = "http://127.0.0.1:9/v3"; // never reached: every poller here has an in-process fetch
 
 // ---- What the package leaves behind: its timers and its listeners, told apart by the stack
-// (the package's calls come from its glue, pkg/captaindata_poller.js).
+// (the package's calls come from its glue, pkg/captaindata_poller.js, and its files in dist/).
 const fromPackage = () => /captaindata_poller\.js/.test(new Error().stack);
-const liveTimers = new Map(); // handle → delay, for timers the package set and nothing cleared or fired
-const counts = { setTimeout: 0, clearTimeout: 0, addEventListener: 0, removeEventListener: 0 };
-const realSetTimeout = globalThis.setTimeout;
-const realClearTimeout = globalThis.clearTimeout;
-globalThis.setTimeout = function setTimeout(callback, ms, ...args) {
-  if (!fromPackage()) return realSetTimeout(callback, ms, ...args);
-  counts.setTimeout += 1;
-  const handle = realSetTimeout(
-    (...a) => {
-      liveTimers.delete(handle);
-      callback(...a);
-    },
-    ms,
-    ...args,
-  );
-  liveTimers.set(handle, ms);
-  return handle;
-};
-globalThis.clearTimeout = function clearTimeout(handle) {
-  if (fromPackage()) {
-    counts.clearTimeout += 1;
-    liveTimers.delete(handle);
-  }
-  return realClearTimeout(handle);
+// The timers: the shared tracker (tests/support/timers.mjs), pending = set and neither cleared nor fired.
+const timers = trackPackageTimers(PACKAGE_CODE);
+const liveTimers = { get size() { return timers.pending().length; } };
+const counts = {
+  get setTimeout() { return timers.counts.set; },
+  get clearTimeout() { return timers.counts.cleared; },
+  addEventListener: 0,
+  removeEventListener: 0,
 };
 const listeners = []; // { target, type, listener, once } added by the package and not removed
 const realAdd = EventTarget.prototype.addEventListener;
@@ -124,7 +109,7 @@ test("10,000 start/stop cycles: heap and wasm memory back to baseline, no timer 
   const r0 = requests;
   // Pollers dropped without free(), as most code does: wasm-bindgen's FinalizationRegistry frees them.
   const after = await cycles(10000, shared.signal, false);
-  const d = Object.fromEntries(Object.keys(counts).map((k) => [k, counts[k] - c0[k]]));
+  const d = Object.fromEntries(Object.keys(c0).map((k) => [k, counts[k] - c0[k]]));
   const left = { timers: liveTimers.size, listeners: listenersLeft() };
   // The wasm memory never shrinks: what matters is that the next cycles reuse what the last ones freed.
   const again = await cycles(10000, shared.signal, false);

@@ -17,6 +17,7 @@ import {
   requestsFor,
   rowIds,
   settle,
+  until,
   useSim,
   waitForIdle,
 } from "./sim-fixture.mjs";
@@ -96,7 +97,7 @@ test("a failure webhook is confirmed by the status: JOB_FAILED only once the API
   // The webhook makes it read the status, which says running: the run is stopped the moment that
   // answer is made (before the poller has it), so only a later read can see "stopped".
   const statusReadsAfter = () => requestsFor(ctx.sim, jobUid).slice(before).filter((e) => e.kind === "run");
-  await ctx.sim.until(() => statusReadsAfter().some((e) => e.status === 200), { what: "a status read after the webhook" });
+  await until(() => statusReadsAfter().some((e) => e.status === 200), { sim: ctx.sim, what: "a status read after the webhook" });
   ctx.sim.stop(jobUid);
   const outcome = await started;
   assertFailed(outcome, rec.seen, "JOB_FAILED");
@@ -130,7 +131,7 @@ test("404 on /results while the run is pending: the run is read, polling goes on
   // Pending until the poller has met the 404 (a fixed startDelayMs could end first on a busy machine).
   const { jobUid } = ctx.sim.createJob({ rows: 60, durationMs: 300, startDelayMs: 600_000, resultsWhilePending: 404 });
   const polled = pollJob(ctx, jobUid);
-  await ctx.sim.until(() => requestsFor(ctx.sim, jobUid).some((e) => e.kind === "results" && e.status === 404), { what: "a 404 on /results" });
+  await until(() => requestsFor(ctx.sim, jobUid).some((e) => e.kind === "results" && e.status === 404), { sim: ctx.sim, what: "a 404 on /results" });
   ctx.sim.start(jobUid);
   const { rec, outcome } = await polled;
   assertCompleted(outcome, rec.seen);

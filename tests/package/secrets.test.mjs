@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { JobPoller, pollStep, scheduleWorkflow } from "captaindata-poller";
-import { API_KEY, FAST, settle, useSim } from "./sim-fixture.mjs";
+import { API_KEY, FAST, settle, until, useSim } from "./sim-fixture.mjs";
 
 const ctx = useSim();
 const WRONG_KEY = "sk_test_wrong_key_5Yp1";
@@ -72,9 +72,7 @@ test("every outcome, and no trace of the key but the Authorization header", { ti
   const aborter = new AbortController();
   const abortedJob = job({ durationMs: 60000 });
   // Aborted while polling is under way: once the simulator has answered its first request.
-  ctx.sim
-    .until(() => ctx.sim.stats(abortedJob).log.some((e) => e.status !== null), { what: "a first answer" })
-    .then(() => aborter.abort(new Error("user left")));
+  until(() => ctx.sim.stats(abortedJob).log.some((e) => e.status !== null), { sim: ctx.sim, what: "a first answer" }).then(() => aborter.abort(new Error("user left")));
   note(await audited("aborted", { jobUid: abortedJob, signal: aborter.signal }));
   assert.deepEqual(
     [...codes].sort(),

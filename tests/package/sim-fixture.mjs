@@ -4,6 +4,8 @@ import assert from "node:assert/strict";
 import { after, before } from "node:test";
 import { JobPoller } from "captaindata-poller";
 import { startSimServer } from "../../sim/server.mjs";
+import { PACKAGE_CODE, trackPackageTimers } from "../support/timers.mjs";
+import { simChanges, timerChanges, until as untilCondition } from "../support/until.mjs";
 
 export const API_KEY = "sk_test_pkg_Q7x2M9vK4242";
 export const PROJECT_ID = "sim-project";
@@ -97,56 +99,13 @@ export function requestsFor(sim, jobUid) {
   return sim.stats(jobUid).log;
 }
 
-// The package's timers, seen from outside. Every request the package sends holds a timer (its
-// `timeoutMs`) from before it is sent until its body is read, and a poller between polls holds
-// its sleep: so "asleep between polls" and "nothing left to do" are conditions on the timers
-// the package has pending, not durations. Timers are told apart by who arms them (the package's
-// files in dist/ and pkg/, the frame that calls setTimeout), so the simulator's, node:test's and
-// the tests' own timers do not count, even those armed from a callback the package calls.
-const PACKAGE_CODE = /\/(dist|pkg)\/[\w.-]+\.js/;
-const realSetTimeout = globalThis.setTimeout;
-const realClearTimeout = globalThis.clearTimeout;
-/** Pending package timers → their delay in ms. */
-const pendingTimers = new Map();
-const timerWaiters = new Set();
-let recheckQueued = false;
-/** Re-checks the waiters once the microtasks a timer change starts have run (a woken poller sends its next request in them). */
-function timersChanged() {
-  if (recheckQueued) return;
-  recheckQueued = true;
-  setImmediate(() => {
-    recheckQueued = false;
-    for (const recheck of [...timerWaiters]) recheck();
-  });
-}
-/** Whether the caller of `setTimeout` is the package's code (not code the package called back, like a test's onBatch). */
-function armedByPackage() {
-  const caller = (new Error().stack ?? "").split("\n")[3] ?? "";
-  return PACKAGE_CODE.test(caller);
-}
-globalThis.setTimeout = function setTimeout(fn, ms, ...rest) {
-  if (!armedByPackage()) return realSetTimeout(fn, ms, ...rest);
-  const id = realSetTimeout(
-    (...args) => {
-      pendingTimers.delete(id);
-      timersChanged();
-      return fn(...args);
-    },
-    ms,
-    ...rest,
-  );
-  pendingTimers.set(id, ms);
-  timersChanged();
-  return id;
-};
-globalThis.clearTimeout = function clearTimeout(id) {
-  if (pendingTimers.delete(id)) timersChanged();
-  return realClearTimeout(id);
-};
+// The package's timers, seen from outside (tests/support/timers.mjs): "asleep between polls" and
+// "nothing left to do" are conditions on the timers the package has pending, not durations.
+const timers = trackPackageTimers(PACKAGE_CODE);
 
 /** The delays of the timers the package has pending (its sleeps and its requests' timeouts). */
 export function packageTimers() {
-  return [...pendingTimers.values()];
+  return timers.pending();
 }
 
 /**
@@ -155,39 +114,8 @@ export function packageTimers() {
  * `timeoutMs`, a bound for a stuck test only, naming `what`.
  */
 export function until(check, { sim, timeoutMs = 30000, what = "a condition" } = {}) {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const done = () => {
-      settled = true;
-      timerWaiters.delete(recheck);
-      realClearTimeout(bound);
-    };
-    const recheck = () => {
-      if (settled) return;
-      let value;
-      try {
-        value = check();
-      } catch (e) {
-        done();
-        return reject(e);
-      }
-      if (value) {
-        done();
-        resolve(value);
-      }
-    };
-    const bound = realSetTimeout(() => {
-      done();
-      reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`));
-    }, timeoutMs);
-    timerWaiters.add(recheck);
-    // The simulator's log changes re-check too; its waiter ends with ours (it resolves once we are settled).
-    let first = true;
-    sim?.until(() => (first ? (first = false) : (recheck(), settled)), { timeoutMs, what }).catch(() => {});
-    // The first check too once the microtasks queued so far have run: a poller that would start
-    // from them has armed its first request's timer by then.
-    setImmediate(recheck);
-  });
+  const on = sim ? [timerChanges(timers), simChanges(sim)] : [timerChanges(timers)];
+  return untilCondition(check, { on, timeoutMs, what, settled: true });
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   requestsFor,
   rowIds,
   settle,
+  until,
   useSim,
   waitForIdle,
 } from "./sim-fixture.mjs";
@@ -135,12 +136,12 @@ test("abort during a slow request: the request is cancelled, ABORTED, nothing se
   const rec = recorder({ signal: aborter.signal });
   const started = settle(new JobPoller({ ...ctx.connection, jobUid, ...rec.options }).start());
   // The first request has reached the simulator, which holds it (30 s) before answering.
-  await ctx.sim.until(() => requestsFor(ctx.sim, jobUid).length > 0, { what: "the slow request" });
+  await until(() => requestsFor(ctx.sim, jobUid).length > 0, { sim: ctx.sim, what: "the slow request" });
   aborter.abort();
   const outcome = await started;
   assertFailed(outcome, rec.seen, "ABORTED");
   // The simulator has seen the connection close (the request ends "aborted", not answered).
-  await ctx.sim.until(() => requestsFor(ctx.sim, jobUid).every((e) => e.status !== null), { what: "the simulator to see the abort" });
+  await until(() => requestsFor(ctx.sim, jobUid).every((e) => e.status !== null), { sim: ctx.sim, what: "the simulator to see the abort" });
   const log = requestsFor(ctx.sim, jobUid);
   assert.deepEqual(
     log.map((e) => e.error ?? e.status),

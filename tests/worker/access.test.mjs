@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { request as httpRequest } from "node:http";
-import { API_KEY, SECRETS, WEBHOOK_HEADERS, rowIds, startWorker, wait } from "./worker-fixture.mjs";
+import { API_KEY, SECRETS, WEBHOOK_HEADERS, rowIds, startWorker } from "./worker-fixture.mjs";
 
 const ORIGIN = "https://app.example";
 let w;
@@ -34,7 +34,8 @@ test("a webhook with a wrong or missing secret is refused and changes nothing", 
     const res = await w.webhook(payload, headers);
     assert.equal(res.status, 401, JSON.stringify(headers));
   }
-  await wait(300); // an absence window, not a synchronisation: a wrongly accepted webhook would step within it
+  // No alarm due and nothing in flight: a wrongly accepted webhook would have armed a step.
+  await w.untilNoStepDue(jobUid, "nothing stepped by the refused webhooks");
   assert.equal(w.sim.stats(jobUid).requests.total, before, "no step was triggered");
   assert.notEqual((await w.run(jobUid, token)).body.status, "finished");
   const res = await w.webhook({ job_uid: "../etc" });

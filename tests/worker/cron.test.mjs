@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { manualClock } from "../../sim/index.js";
 import { makeRow } from "../../sim/rows.js";
-import { SECRETS, rowIds, startWorker, wait } from "./worker-fixture.mjs";
+import { SECRETS, rowIds, startWorker } from "./worker-fixture.mjs";
 
 let w;
 before(async () => {
@@ -87,7 +87,8 @@ test("overlapping ticks and duplicate webhooks lose and duplicate nothing", asyn
   const end = await w.untilDone(jobUid, token, { ticking: false });
   assert.equal(end.status, "finished");
   await Promise.all([w.webhook(payload), w.tick()]);
-  await wait(200); // an absence window: a step after the end would store rows twice within it
+  // Only the retention's alarm and nothing in flight: a step after the end would be one or the other.
+  await w.untilNoStepDue(jobUid, "nothing stepped after the end");
   const rows = await w.rows(jobUid, token);
   assert.deepEqual(rows.map((r) => r.id), rowIds(300));
   assert.equal((await w.run(jobUid, token)).body.row_count, 300);
@@ -145,12 +146,16 @@ test("tracking a run again steps it now, whatever its back-off", async () => {
     await slow.until(async () => (await ns.get(ns.idFromName(jobUid)).load())?.failed_steps === 1, "the failed step");
     slow.hooks.intercept = undefined; // the outage is over
     assert.deepEqual(await slow.rows(jobUid, token), [], "nothing stored yet");
+    // The back-off's alarm: the step it would bring, were tracking again not to step now.
+    const { alarm: backedOffTo } = await slow.runStorage(jobUid);
     const tracked = Date.now();
+    assert.ok(backedOffTo - tracked > 30_000, `the failed step's back-off ends ${backedOffTo - tracked} ms from now`);
     const again = await slow.call(`/v3/jobs/${jobUid}/track`, { method: "POST", headers: { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` } });
     assert.deepEqual([again.status, again.body.created], [200, false]);
     const end = await slow.untilDone(jobUid, token, { ticking: false, timeoutMs: 30000 });
     assert.equal(end.status, "finished");
-    assert.ok(Date.now() - tracked < 45000, "well before the minute's back-off");
+    const next = slow.sim.stats(jobUid).log.find((e) => e.t >= tracked);
+    assert.ok(next && next.t < backedOffTo, `the next request ${next ? next.t - tracked : "none"} ms after tracking, before the back-off's end`);
     assert.deepEqual((await slow.rows(jobUid, token)).map((r) => r.id), rowIds(50));
   } finally {
     await slow.close();

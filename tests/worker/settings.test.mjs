@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { API_KEY, SECRETS, rowIds, startWorker, wait } from "./worker-fixture.mjs";
+import { API_KEY, SECRETS, rowIds, startWorker } from "./worker-fixture.mjs";
 
 const ADMIN = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` };
 
@@ -46,7 +46,8 @@ test("a missing secret: the run names it, so do the logs and /health; no request
     // Not an outage: cron ticks step it again, but no request goes out and no failed step is
     // counted (MAX_FAILED_STEPS is 2: an outage would be given up after two steps).
     await ticks(w, 4);
-    await wait(200); // an absence window: a counted failure would give the run up in ~100 ms
+    // No alarm due and nothing in flight: a counted failure would have armed its back-off.
+    await w.untilNoStepDue(jobUid, "no step after the held ones");
     const still = (await w.run(jobUid, token)).body;
     assert.deepEqual([still.status, still.error_message], [held.status, held.error_message]);
     assert.equal(w.sim.stats(jobUid).requests.total, 0, "no request without a key");

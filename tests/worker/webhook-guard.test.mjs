@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { after, before, test } from "node:test";
 import { manualClock } from "../../sim/index.js";
-import { WEBHOOK_HEADERS, rowIds, startWorker, wait } from "./worker-fixture.mjs";
+import { WEBHOOK_HEADERS, rowIds, startWorker } from "./worker-fixture.mjs";
 
 const GAP_MS = 6000;
 const SIGNING_SECRET = "local-webhook-signing-secret";
@@ -37,7 +37,8 @@ test("a flood of webhooks for one run makes one step per WEBHOOK_MIN_GAP_MS; tho
   for (let i = 0; i < 20 && Date.now() - sentAt < GAP_MS - 2500; i++) answers.push(await w.webhook(payload));
   assert.ok(answers.length >= 3, `${answers.length} webhooks sent inside the gap`);
   assert.deepEqual(new Set(answers.map((a) => `${a.status} ${a.body.state}`)), new Set(["200 throttled"]));
-  await wait(300); // an absence window: a step the throttled webhooks caused would come within it
+  // No alarm due and nothing in flight: a step the throttled webhooks caused would be one or the other.
+  await w.untilNoStepDue(jobUid, "nothing stepped by the throttled webhooks");
   assert.equal(steps(jobUid), 2, "no step for the throttled webhooks");
 
   // After the gap, a webhook steps the run again; the run ends when the API says so.

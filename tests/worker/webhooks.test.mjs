@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { manualClock } from "../../sim/index.js";
-import { rowIds, startWorker, wait } from "./worker-fixture.mjs";
+import { rowIds, startWorker } from "./worker-fixture.mjs";
 
 // Tests that pass only once pollStep({ webhook }) reads the status and drains instead of ending.
 
@@ -33,7 +33,8 @@ test("Created and unknown webhooks are acknowledged and change nothing; an end w
     const res = await w.webhook({ job_uid: jobUid, message, error: null });
     assert.deepEqual([res.status, res.body.state], [200, "ignored"], String(message));
   }
-  await wait(300); // an absence window, not a synchronisation: a step the webhooks caused would come within it
+  // No alarm due and nothing in flight: a step the webhooks caused would be one or the other.
+  await w.untilNoStepDue(jobUid, "nothing stepped by the ignored webhooks");
   assert.equal(w.sim.stats(jobUid).requests.total, sent, "no step was triggered");
   assert.equal((await w.run(jobUid, token)).body.status, "running");
 

@@ -6,6 +6,7 @@ import path from "node:path";
 import { Miniflare } from "miniflare";
 import { classifyStatus } from "../../js/rules.js";
 import { startSimServer } from "../../sim/server.mjs";
+import { until } from "../support/until.mjs";
 import { LOCAL_SECRETS, miniflareOptions } from "../../worker/miniflare-options.mjs";
 
 export const API_KEY = "sk_test_worker_R4n8T1zB7788";
@@ -67,14 +68,18 @@ function outboundTo(server, outbound, hooks) {
     const url = new URL(request.url);
     const record = { url: request.url, step: request.headers.get("x-poller-step"), authorization: request.headers.get("authorization") };
     outbound.push(record);
-    const replaced = await hooks.intercept?.(request);
-    if (replaced) return replaced;
-    if (url.origin !== server.origin) {
-      record.refused = true;
-      return new Response("outbound traffic outside the simulator is refused in tests", { status: 502 });
+    try {
+      const replaced = await hooks.intercept?.(request);
+      if (replaced) return replaced;
+      if (url.origin !== server.origin) {
+        record.refused = true;
+        return new Response("outbound traffic outside the simulator is refused in tests", { status: 502 });
+      }
+      const body = ["GET", "HEAD"].includes(request.method) ? undefined : await request.arrayBuffer();
+      return await server.sim.handle(new Request(request.url, { method: request.method, headers: request.headers, body }));
+    } finally {
+      record.answered = true; // nothing in flight: see untilNoStepDue
     }
-    const body = ["GET", "HEAD"].includes(request.method) ? undefined : await request.arrayBuffer();
-    return server.sim.handle(new Request(request.url, { method: request.method, headers: request.headers, body }));
   };
 }
 
@@ -289,31 +294,40 @@ class WorkerHarness {
     );
   }
 
-  /** Resolves once `check()` is truthy (polled every `everyMs`); fails after `timeoutMs` with `what`. */
-  async until(check, what, { timeoutMs = 30000, everyMs = 50 } = {}) {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await check();
-      if (value) return value;
-      assert.ok(Date.now() < deadline, `timed out waiting for ${what}`);
-      await wait(everyMs);
-    }
+  /** Resolves once `check()` is truthy (asked every `everyMs`, tests/support/until.mjs); fails after `timeoutMs` with `what`. */
+  until(check, what, { timeoutMs = 30000, everyMs = 50 } = {}) {
+    return until(check, { everyMs, timeoutMs, what });
+  }
+
+  /**
+   * Resolves once nothing can step the run until the test acts: its Durable Object has no alarm
+   * due within the hour (none while it goes with POLL_INTERVAL_MS 0; the retention's once it
+   * ended) and the worker has an answer to every request it sent. A step that a webhook or a tick
+   * wrongly caused is an alarm or a request seen here, so a test asserts on that state instead of
+   * on what an absence window happened to see.
+   */
+  untilNoStepDue(jobUid, what = "no step due") {
+    return this.until(async () => {
+      const { alarm } = await this.runStorage(jobUid);
+      return (alarm === null || alarm > Date.now() + 3_600_000) && this.outbound.every((r) => r.answered);
+    }, `${jobUid}: ${what}`);
   }
 
   /**
    * Waits for a run to end (or to be given up by the worker: "paused" with the worker's
    * message), ticking the cron meanwhile when `ticking`.
    */
-  async untilDone(jobUid, token, { ticking = true, timeoutMs = 30000, everyMs = 100 } = {}) {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+  untilDone(jobUid, token, { ticking = true, timeoutMs = 30000, everyMs = 100 } = {}) {
+    let last = {};
+    const over = async () => {
       const { body } = await this.run(jobUid, token);
+      last = body;
       if (["succeeded", "failed"].includes(classifyStatus(body.status))) return body;
       if (body.status === "paused" && /stopped polling this run/.test(body.error_message ?? "")) return body;
-      assert.ok(Date.now() < deadline, `run ${jobUid} still ${body.status} with ${body.row_count} rows`);
       if (ticking) await this.tick();
-      await wait(everyMs);
-    }
+      return null;
+    };
+    return until(over, { everyMs, timeoutMs, what: `run ${jobUid} to end`, detail: () => `still ${last.status} with ${last.row_count} rows` });
   }
 
   async close() {
