@@ -67,6 +67,7 @@ export async function status({ jobUid, values, connection, access, reporter }) {
         poller.stop();
       },
       onCallbackError() {},
+      onError() {}, // reported by the CLI, redacted (not the package's raw console line)
     });
   } catch (error) {
     throw error instanceof TypeError ? optionError(error) : error;

@@ -41,6 +41,9 @@ function newPoller(JobPoller, { jobUid, cursor, values, connection, fetch, onBat
         onStatus,
         // A throwing onBatch is ours (the output failed): watch() handles it.
         onCallbackError() {},
+        // The CLI reports the outcome itself, redacted and in its own words: the package's
+        // console line for an unhandled failure must not print it raw.
+        onError() {},
       }),
     );
   } catch (error) {

@@ -119,7 +119,7 @@ const BAD_OPTIONS = [
   ["jobUid", { jobUid: "a/b" }, "Expected `jobUid` to be a run id: letters, digits, '-', '_', '.', '~' (got \"a/b\")"],
   ["apiKey", { apiKey: 42 }, "Expected `apiKey` to be a non-empty string (got number)"],
   ["apiKey", { apiKey: "sk_test_bad\nkey" }, "Expected `apiKey` to be a valid header value"],
-  ["projectId", { projectId: 42 }, "Expected `projectId` to be a non-empty string (got 42)"],
+  ["projectId", { projectId: 42 }, "Expected `projectId` to be a non-empty string (got number)"],
   ["baseUrl", { baseUrl: "http://example.com/v3" }, "Expected `baseUrl` to be an https URL (http only for localhost, 127.0.0.1 or [::1]) (got \"http://example.com/v3\")"],
   ["baseUrl", { baseUrl: "https://user:pw@api.captaindata.co/v3" }, "Expected `baseUrl` to be a URL without credentials (user:pass@)"],
   ["headers", { headers: { "bad header": "1" } }, "Expected `headers` to be an object of header names and values (got an object)"],
