@@ -3,30 +3,22 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { manualClock } from "../../sim/index.js";
-import { SECRETS, rowIds, startWorker } from "./worker-fixture.mjs";
+import { rowIds } from "./worker-fixture.mjs";
+import { advance as advanceClock, launchV4, startV4Worker } from "./v4-fixture.mjs";
 import { ids, viewer } from "./stream-fixture.mjs";
 
-const ADMIN = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}`, "content-type": "application/json" };
 let w;
 const clock = manualClock(Date.now());
 before(async () => {
-  w = await startWorker({ sim: { clock } });
-  await w.restart({ CAPTAINDATA_V4_BASE_URL: `${w.server.origin}/v4`, PUBLIC_URL: w.origin, V4_STATUS_INTERVAL_MS: "200", V4_RECHECK_MS: "100" });
+  w = await startV4Worker({ clock, settings: { V4_STATUS_INTERVAL_MS: "200", V4_RECHECK_MS: "100" } });
 });
 after(() => w.close());
 
-/** Moves the simulated time on, sending the callbacks due, each answered by the worker. */
-async function advance(ms, step = 1000) {
-  for (let t = 0; t < ms; t += step) {
-    clock.advance(Math.min(step, ms - t));
-    w.sim.tick();
-    await w.sim.v4.settled();
-  }
-}
+const advance = (ms, step) => advanceClock(w, clock, ms, step);
 
 test("a v4 run's callback rows are pushed to its viewers as they are stored, then the end", async () => {
   w.sim.v4.setDefaults({ rows: 35, pageSize: 10, durationMs: 4000 });
-  const res = await w.call("/v4/actions/linkedin-extract-people/async", { method: "POST", headers: ADMIN, body: JSON.stringify({ inputs: [{}] }) });
+  const res = await launchV4(w, { inputs: [{}] });
   assert.equal(res.status, 201, JSON.stringify(res.body));
   const { run_uid: runUid, read_token: token } = res.body;
   const v = viewer(w.origin, runUid, token);

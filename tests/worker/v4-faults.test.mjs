@@ -2,21 +2,21 @@
 // duplicated and 5 % reordered: every row once in the worker and in a JobPoller reading it.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { JobPoller } from "captaindata-poller";
 import { manualClock } from "../../sim/index.js";
-import { SECRETS, rowIds, startWorker } from "./worker-fixture.mjs";
+import { rowIds } from "./worker-fixture.mjs";
+import { launchV4, readThroughWorker, startV4Worker } from "./v4-fixture.mjs";
 
 const RUNS = 200;
 const ROWS = 20; // two pages and the final callback per run: 600 callbacks
-const ADMIN = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}`, "content-type": "application/json" };
-
 let w;
 const clock = manualClock(Date.now());
 before(async () => {
-  w = await startWorker({
-    sim: { clock, seed: 27, v4Defaults: { rows: ROWS, pageSize: 10, durationMs: 3000, faults: { lostRate: 0.1, duplicateRate: 0.05, reorderRate: 0.05 } } },
+  const faults = { lostRate: 0.1, duplicateRate: 0.05, reorderRate: 0.05 };
+  w = await startV4Worker({
+    clock,
+    sim: { seed: 27, v4Defaults: { rows: ROWS, pageSize: 10, durationMs: 3000, faults } },
+    settings: { V4_STATUS_INTERVAL_MS: "15000", V4_RECHECK_MS: "300" },
   });
-  await w.restart({ CAPTAINDATA_V4_BASE_URL: `${w.server.origin}/v4`, PUBLIC_URL: w.origin, V4_STATUS_INTERVAL_MS: "15000", V4_RECHECK_MS: "300" });
 });
 after(() => w.close());
 
@@ -35,25 +35,13 @@ async function inParallel(items, width, task) {
   return out;
 }
 
-async function readWithJobPoller({ runUid, token }) {
-  const rows = [];
-  const summary = await new JobPoller({
-    jobUid: runUid,
-    baseUrl: `${w.origin}/v3`,
-    headers: { "x-read-token": token },
-    intervalMs: 50,
-    maxDurationMs: 30000,
-    retry: { retries: 5, minDelayMs: 5, maxDelayMs: 50 },
-    onBatch: (batch) => void rows.push(...batch.results),
-  }).start();
-  return { rows, summary };
-}
+const readWithJobPoller = ({ runUid, token }) => readThroughWorker(w, runUid, token, { intervalMs: 50, maxDurationMs: 30000 });
 
 test(`${RUNS} v4 runs, 10 % of callbacks lost, 5 % duplicated, 5 % reordered: every row once in the worker and in a JobPoller`, async (t) => {
   const t0 = Date.now();
   const lap = (what) => t.diagnostic(`${what}: ${Date.now() - t0} ms`);
   const launched = await inParallel(Array.from({ length: RUNS }), 10, async () => {
-    const res = await w.call("/v4/actions/linkedin-extract-people/async", { method: "POST", headers: ADMIN, body: JSON.stringify({ inputs: [{}] }) });
+    const res = await launchV4(w, { inputs: [{}] });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     return { runUid: res.body.run_uid, token: res.body.read_token };
   });

@@ -4,34 +4,21 @@
 // run in the v3 shapes. The simulated clock moves only when a test says so.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { JobPoller } from "captaindata-poller";
 import { manualClock } from "../../sim/index.js";
-import { API_KEY, SECRETS, rowIds, startWorker } from "./worker-fixture.mjs";
+import { API_KEY, SECRETS, rowIds } from "./worker-fixture.mjs";
+import { ADMIN, advance as advanceClock, launchV4, readThroughWorker, startV4Worker } from "./v4-fixture.mjs";
 
-const ADMIN = { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}`, "content-type": "application/json" };
 const CALLBACK = { "x-callback-secret": SECRETS.WEBHOOK_SECRET, "content-type": "application/json" };
 
 let w;
 const clock = manualClock(Date.now());
 before(async () => {
-  w = await startWorker({ sim: { clock } });
-  // The v4 ends are the simulator's /v4 and the worker's own origin, known once both are up.
-  await w.restart({ CAPTAINDATA_V4_BASE_URL: `${w.server.origin}/v4`, PUBLIC_URL: w.origin, V4_STATUS_INTERVAL_MS: "200", V4_RECHECK_MS: "100" });
+  w = await startV4Worker({ clock, settings: { V4_STATUS_INTERVAL_MS: "200", V4_RECHECK_MS: "100" } });
 });
 after(() => w.close());
 
-/** Moves the simulated time on (in steps), sending the callbacks due, each answered by the worker. */
-async function advance(ms, step = 1000) {
-  for (let t = 0; t < ms; t += step) {
-    clock.advance(Math.min(step, ms - t));
-    w.sim.tick();
-    await w.sim.v4.settled();
-  }
-}
-
-function launch(body, headers = ADMIN, action = "linkedin-extract-people") {
-  return w.call(`/v4/actions/${action}/async`, { method: "POST", headers, body: JSON.stringify(body) });
-}
+const advance = (ms, step) => advanceClock(w, clock, ms, step);
+const launch = (body, headers, action) => launchV4(w, body, headers, action);
 
 /** The run as readers see it once the worker has ended it. */
 function untilEnded(runUid, token) {
@@ -41,17 +28,8 @@ function untilEnded(runUid, token) {
 /** What a JobPoller reading the worker gets: its rows and its summary (or error). */
 async function readWithJobPoller(runUid, token) {
   const rows = [];
-  const poller = new JobPoller({
-    jobUid: runUid,
-    baseUrl: `${w.origin}/v3`,
-    headers: { "x-read-token": token },
-    intervalMs: 40,
-    maxDurationMs: 20000,
-    retry: { retries: 5, minDelayMs: 5, maxDelayMs: 50 },
-    onBatch: (batch) => void rows.push(...batch.results),
-  });
   try {
-    return { rows, summary: await poller.start() };
+    return await readThroughWorker(w, runUid, token, { intervalMs: 40, maxDurationMs: 20000, rows });
   } catch (error) {
     return { rows, error };
   }
