@@ -17,6 +17,7 @@ import { makeRow } from "../../sim/rows.js";
 import { spyOnLoads } from "../bindings/ssr-spy.mjs";
 import { launchBrowser, trackPackageTimers, untilPackageQuiet, watchConsole } from "../demo/browser-fixture.mjs";
 import { PLACEHOLDER_JOB, PROXY_ORIGIN } from "./example-fixture.mjs";
+import { until } from "../support/until.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const work = mkdtempSync(path.join(tmpdir(), "captaindata-poller-browser-examples-"));
@@ -93,10 +94,12 @@ async function openPage(server, url, { html } = {}) {
   await page.route(`${PROXY_ORIGIN}/**`, async (route) => {
     const request = route.request();
     const target = request.url().replace(PROXY_ORIGIN, server.url.replace(/\/$/, ""));
-    proxied.push({ url: request.url(), at: Date.now() });
+    const entry = { url: request.url(), at: Date.now(), answered: false };
+    proxied.push(entry);
     const response = await route.fetch({ url: target, headers: { ...request.headers(), authorization: "x-api-key sim-key", "x-project-id": "sim-project" } });
     const body = (await response.text()).replaceAll(server.url.replace(/\/$/, ""), PROXY_ORIGIN);
     await route.fulfill({ status: response.status(), headers: { ...response.headers(), "access-control-allow-origin": "*" }, body });
+    entry.answered = true;
   });
   if (html !== undefined) {
     // The server-rendered page (a Next.js-like render of the component) in place of the built one.
@@ -159,6 +162,22 @@ test("examples/react/Leads.tsx: server-rendered idle without window or localStor
   await page.close();
 });
 
+/** A request's timeout in the examples' pollers (the default): told apart from their sleeps. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** Waits until every proxied request was answered and the page's package sleeps, nothing in flight. */
+async function untilAsleep(page, proxied) {
+  await until(
+    async () => {
+      if (!proxied.every((r) => r.answered)) return false;
+      const pending = await page.evaluate(() => window.__packageTimers.pending());
+      // A poll's deadline (hours) may be pending too; a sleep is shorter, a request's timeout is 30 s.
+      return !pending.includes(REQUEST_TIMEOUT_MS) && pending.some((ms) => ms < 3_600_000);
+    },
+    { everyMs: 25, what: "the first run's poller asleep between polls" },
+  );
+}
+
 /** A Vite-built example given one run, then another through its prop: the first poller stops. */
 async function propChange(site, { statusSelector }) {
   const server = await serve(site);
@@ -167,6 +186,9 @@ async function propChange(site, { statusSelector }) {
   const next = server.sim.createJob({ rows: 70, durationMs: 0, pageSize: 30 }).jobUid;
   const { page, problems, proxied } = await openPage(server, `${server.url}?job=${first}&next=${next}`);
   await page.waitForFunction((s) => /^\s*polling: /.test(document.querySelector(s)?.textContent ?? ""), statusSelector, { timeout: 30000 });
+  // Switch while the first poller sleeps between polls (every request answered, one package
+  // timer that is not a request's timeout): a read already on its way is not one sent after.
+  await untilAsleep(page, proxied);
   const switchedAt = Date.now();
   await page.click("#next");
   await page.waitForFunction((s) => /^\s*finished: 70 rows/.test(document.querySelector(s)?.textContent ?? ""), statusSelector, { timeout: 30000 });
