@@ -2,7 +2,8 @@
 //! fault plans, driven with a simulated clock. Prints "property: N fault plans, V violations".
 //!
 //! `PROPERTY_CASES` sets the number of plans (default 1000). Each plan comes from its own
-//! seed, printed on a violation; `PROPERTY_SEED=<seed>` replays that one plan.
+//! seed, printed on a violation; `PROPERTY_SEED=<seed>` replays that one plan, and
+//! `PROPERTY_FIRST_SEED=<seed>` draws the run's plans from that seed on (the same plans twice).
 #![cfg(not(target_arch = "wasm32"))]
 
 mod common;
@@ -778,7 +779,8 @@ fn every_row_exactly_once_under_random_fault_plans() {
     let replay = env_u64("PROPERTY_SEED");
     let cases = env_u64("PROPERTY_CASES").unwrap_or(1_000);
     // New plans on every run; each failing one is printed with the seed that replays it.
-    let first = replay.unwrap_or_else(|| {
+    // `PROPERTY_FIRST_SEED` fixes the run's seeds, so two builds can be given the same plans.
+    let first = replay.or(env_u64("PROPERTY_FIRST_SEED")).unwrap_or_else(|| {
         let now = std::time::SystemTime::now().duration_since(UNIX_EPOCH);
         now.map_or(0, |d| d.as_nanos() as u64)
     });
