@@ -8,7 +8,8 @@
 //
 // The commit time of a row: a probe socket of its own (not counted) receives each commit's rows
 // frame; the commit is the end of the last API answer of the worker's step before that frame
-// (the worker stores and publishes right after it), or the frame itself when none is recorded.
+// (the worker stores and publishes right after it), or the frame itself when none is recorded
+// (www/commit-times.js: the demo's viewers page measures its delays the same way).
 // Real time, not scaled: a delay of a socket is network latency, which does not shrink.
 //   node bench/push.mjs [--counts 1,10,100,1000] [--out dir]
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -19,6 +20,7 @@ import WebSocket from "ws";
 import { JobPoller } from "captaindata-poller";
 import { startSimServer } from "../sim/server.mjs";
 import { LOCAL_SECRETS, miniflareOptions } from "../worker/miniflare-options.mjs";
+import { commitTimes, rowDelays } from "../www/commit-times.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const COUNTS = [1, 10, 100, 1000];
@@ -110,16 +112,9 @@ function viewer(origin, jobUid, token, transport) {
   return v;
 }
 
-/** The commit time of each row: the last step answer before the probe saw it. */
-function commitTimes(probeSeen, outbound, jobUid) {
-  const ends = outbound.filter((r) => r.step?.startsWith(`${jobUid}:`) && r.end !== null).map((r) => r.end).sort((a, b) => a - b);
-  const commits = new Map();
-  for (const [offset, at] of probeSeen) {
-    let commit = at;
-    for (const end of ends) if (end <= at) commit = end;
-    commits.set(offset, commit);
-  }
-  return commits;
+/** When the worker's step answers for this run ended. */
+function stepAnswerEnds(outbound, jobUid) {
+  return outbound.filter((r) => r.step?.startsWith(`${jobUid}:`) && r.end !== null).map((r) => r.end);
 }
 
 async function runCase(w, count, transport) {
@@ -136,18 +131,13 @@ async function runCase(w, count, transport) {
   const summaries = await Promise.all(viewers.map((v) => v.done));
   await p.done;
   p.ws.close();
-  const commits = commitTimes(p.seen, w.outbound, jobUid);
+  const commits = commitTimes(p.seen, stepAnswerEnds(w.outbound, jobUid));
   const delays = [];
   let wrong = 0;
   for (const v of viewers) {
     if (v.rows !== RUN.rows) wrong += 1;
-    for (const a of v.arrivals) {
-      for (let i = 0; i < a.n; i++) {
-        const commit = commits.get(a.offset + i);
-        // Rows stored before the viewer joined are its backlog, not a delay of the transport.
-        if (commit !== undefined && commit >= v.joined) delays.push(a.at - commit);
-      }
-    }
+    // Rows stored before the viewer joined are its backlog, not a delay of the transport.
+    delays.push(...rowDelays(v, commits));
   }
   delays.sort((a, b) => a - b);
   const api = w.outbound.filter((r) => r.url.includes(`/jobs/${jobUid}`)).length;

@@ -2,55 +2,13 @@
 // worker:dev` (the worker in Miniflare, the simulator as Captain Data) and the demo server
 // (`npm start`), the page set to the worker with the run's read token and no API key.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
-import path from "node:path";
 import { after, before, test } from "node:test";
-import { root } from "../../scripts/exec.mjs";
 import { startDemoServer } from "../../scripts/start.mjs";
 import { LOCAL_SECRETS } from "../../worker/miniflare-options.mjs";
 import { launchBrowser, rowIds, shownRowIds, waitForState, watchConsole } from "./browser-fixture.mjs";
+import { freePort, startWorkerDev } from "./worker-dev.mjs";
 
 const ROWS = 2500; // three of the worker's 1000-row pages
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts the `worker:dev` script of package.json; resolves once it printed its last line. */
-async function startWorkerDev(env) {
-  const script = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts["worker:dev"];
-  const [command, ...args] = script.split(" ");
-  assert.equal(command, "node", `worker:dev runs ${script}`);
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  await new Promise((resolve, reject) => {
-    const onData = (chunk) => {
-      output += chunk;
-      if (output.includes("Ctrl-C stops both.")) resolve();
-    };
-    child.stdout.setEncoding("utf8").on("data", onData);
-    child.stderr.setEncoding("utf8").on("data", (chunk) => (output += chunk));
-    child.once("exit", (code) => reject(new Error(`worker:dev exited with ${code}:\n${output}`)));
-  });
-  return {
-    output: () => output,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once("exit", resolve);
-        child.kill("SIGTERM");
-      }),
-  };
-}
 
 let demo;
 let browser;

@@ -1,0 +1,53 @@
+// `npm run worker:dev` as the demo suites start it: the package.json script on free ports.
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { root } from "../../scripts/exec.mjs";
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** How long worker:dev may take to bundle the worker and start: a bound for a broken start only. */
+const START_TIMEOUT_MS = 120_000;
+
+/** Starts the `worker:dev` script of package.json; resolves once it printed its last line. */
+export async function startWorkerDev(env) {
+  const script = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).scripts["worker:dev"];
+  const [command, ...args] = script.split(" ");
+  assert.equal(command, "node", `worker:dev runs ${script}`);
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  let timer;
+  await new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      output += chunk;
+      if (output.includes("Ctrl-C stops both.")) resolve();
+    };
+    child.stdout.setEncoding("utf8").on("data", onData);
+    child.stderr.setEncoding("utf8").on("data", (chunk) => (output += chunk));
+    child.once("exit", (code) => reject(new Error(`worker:dev exited with ${code}:\n${output}`)));
+    timer = setTimeout(() => {
+      child.kill("SIGTERM");
+      reject(new Error(`worker:dev did not start within ${START_TIMEOUT_MS} ms:\n${output}`));
+    }, START_TIMEOUT_MS);
+  }).finally(() => clearTimeout(timer));
+  return {
+    output: () => output,
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", resolve);
+        child.kill("SIGTERM");
+      }),
+  };
+}
