@@ -423,8 +423,10 @@ export interface StepResult<Row = DefaultRow> {
   readonly done: boolean;
   /**
    * Why this step failed (with `code` and `message`). With `done: false` the failure is
-   * retryable (RETRIES_EXHAUSTED, TIMEOUT, BAD_RESPONSE, ABORTED, …): the rows in `results` are
-   * new all the same, and the next step goes on from `cursor`. Test `error && !done` for it.
+   * retryable (RETRIES_EXHAUSTED after 5xx or network errors, BAD_RESPONSE, ABORTED, …): the
+   * rows in `results` are new all the same, and the next step goes on from `cursor`. Test
+   * `error && !done` for it. A step that reaches `deadlineMs` or `maxRequests` has no error: it
+   * spent its budget (`done: false`, go on from `cursor`); TIMEOUT ends only a `JobPoller`.
    */
   readonly error?: CaptainDataError;
   /** Requests this step sent. */

@@ -31,11 +31,20 @@ export const EXAMPLES_DIR = "examples";
 const LANGUAGES = { js: "js", mjs: "js", ts: "ts", tsx: "tsx", jsx: "jsx", vue: "vue", svelte: "svelte", html: "html", sh: "sh", toml: "toml", json: "json", jsonc: "jsonc" };
 
 /**
- * README.md is the package's page on npm, where a relative link leads nowhere: links to the
- * repository's files are absolute (`/blob/main/<path>`, images `/raw/main/<path>`).
+ * Both READMEs ship in the npm package (README.md is its page there), where a relative link
+ * leads nowhere: links to the repository's files are absolute (`/blob/main/<path>`, images
+ * `/raw/main/<path>`), resolved from the folder of the markdown file that holds them. The
+ * repository is package.json's, read from there (one source).
  */
-export const REPOSITORY_URL = "https://github.com/captaindata-poller/captaindata-poller";
-const ABSOLUTE_LINKS_IN = ["README.md"];
+export const REPOSITORY_URL = repositoryUrl(JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")));
+export const ABSOLUTE_LINKS_IN = MARKDOWN_FILES;
+
+/** The web address of package.json's `repository` (`git+https://…/x.git` → `https://…/x`). */
+export function repositoryUrl(pkg) {
+  const url = typeof pkg.repository === "string" ? pkg.repository : pkg.repository?.url;
+  if (typeof url !== "string") throw new StepError("examples", "package.json has no repository.url: README links cannot be made absolute");
+  return url.replace(/^git\+/, "").replace(/\.git$/, "");
+}
 const LINK = /(!?)\[([^\]]*)\]\(([^)\s]+)\)/g;
 
 const EXAMPLE_OPEN = /^<!-- example: (\S+) -->$/;
@@ -126,12 +135,16 @@ export function parseBlocks(markdown) {
 
 const read = (file) => readFileSync(path.join(root, file), "utf8");
 
-/** The absolute URL of a relative link `target` in README.md, or null when it is not relative. */
-function absoluteLink(target, image) {
+/**
+ * The absolute URL of a relative link `target` in `markdown` (a path from the root), or null
+ * when it is not relative.
+ */
+export function absoluteLink(markdown, target, image) {
   if (/^([a-z][a-z0-9+.-]*:|#|\/\/)/i.test(target)) return null;
   const [file, fragment] = target.split("#");
   const kind = image ? "raw" : file.endsWith("/") ? "tree" : "blob";
-  return `${REPOSITORY_URL}/${kind}/main/${file.replace(/^\.\//, "").replace(/\/$/, "")}${fragment === undefined ? "" : `#${fragment}`}`;
+  const fromRoot = path.posix.normalize(path.posix.join(path.posix.dirname(markdown.split(path.sep).join("/")), file)).replace(/\/$/, "");
+  return `${REPOSITORY_URL}/${kind}/main/${fromRoot}${fragment === undefined ? "" : `#${fragment}`}`;
 }
 
 /** Applies `change(line, lineIndex)` to the lines of `markdown` outside fenced blocks. */
@@ -149,11 +162,14 @@ function mapProse(markdown, change) {
     .join("\n");
 }
 
-/** Relative links of README.md, `{ line, target }` each. */
-function relativeLinks(markdown) {
+/** Relative links of the markdown file `markdown` whose text is `text`, `{ line, target, url }` each. */
+function relativeLinks(markdown, text) {
   const found = [];
-  mapProse(markdown, (line, i) => {
-    for (const [, image, , target] of line.matchAll(LINK)) if (absoluteLink(target, image === "!") !== null) found.push({ line: i + 1, target, image: image === "!" });
+  mapProse(text, (line, i) => {
+    for (const [, image, , target] of line.matchAll(LINK)) {
+      const url = absoluteLink(markdown, target, image === "!");
+      if (url !== null) found.push({ line: i + 1, target, url });
+    }
     return line;
   });
   return found;
@@ -209,8 +225,8 @@ export function problems(readMarkdown = read) {
     }
   }
   for (const markdown of ABSOLUTE_LINKS_IN) {
-    for (const { line, target, image } of relativeLinks(readMarkdown(markdown))) {
-      found.push(`${markdown}:${line}: the link ${target} is relative: on npm it leads nowhere (--write makes it ${absoluteLink(target, image)})`);
+    for (const { line, target, url } of relativeLinks(markdown, readMarkdown(markdown))) {
+      found.push(`${markdown}:${line}: the link ${target} is relative: on npm it leads nowhere (--write makes it ${url})`);
     }
   }
   const included = new Set(includedExamples(readMarkdown).map((e) => e.file));
@@ -238,7 +254,7 @@ export function write() {
     let next = lines.join("\n");
     if (ABSOLUTE_LINKS_IN.includes(markdown)) {
       next = mapProse(next, (line) => line.replace(LINK, (all, image, label, target) => {
-        const url = absoluteLink(target, image === "!");
+        const url = absoluteLink(markdown, target, image === "!");
         return url === null ? all : `${image}[${label}](${url})`;
       }));
     }

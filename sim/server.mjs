@@ -1,5 +1,6 @@
-// Node adapter: serves the simulator's Fetch-API handler over HTTP on loopback only.
+// Node adapter: serves the simulator's Fetch-API handler over HTTP (or HTTPS) on loopback only.
 import { createServer } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { createSim } from "./index.js";
@@ -14,7 +15,8 @@ async function readBody(req) {
 
 function toRequest(req, body, signal, fallbackHost) {
   // The client's Host header gives the origin of `paging.next`, as a real server behind it would.
-  const url = new URL(req.url ?? "/", `http://${req.headers.host ?? fallbackHost}`);
+  const scheme = req.socket.encrypted ? "https" : "http";
+  const url = new URL(req.url ?? "/", `${scheme}://${req.headers.host ?? fallbackHost}`);
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
@@ -49,23 +51,26 @@ export async function serve(sim, req, res, fallbackHost) {
 }
 
 /**
- * Starts the simulator on 127.0.0.1.
- * @param {{ port?: number, host?: string, sim?: ReturnType<typeof createSim> } & import("./index.js").SimOptions} [options]
+ * Starts the simulator on 127.0.0.1. With `tls` (`{ key, cert }`, PEM) it answers HTTPS: a test
+ * that maps Captain Data's host name to loopback and trusts `cert` runs a command as a user
+ * types it, with no `--base-url`.
+ * @param {{ port?: number, host?: string, sim?: ReturnType<typeof createSim>, tls?: { key: string | Buffer, cert: string | Buffer } } & import("./index.js").SimOptions} [options]
  * @returns {Promise<{ url: string, origin: string, port: number, sim: ReturnType<typeof createSim>, close(): Promise<void> }>}
  */
-export async function startSimServer({ port = 0, host = "127.0.0.1", sim, ...simOptions } = {}) {
+export async function startSimServer({ port = 0, host = "127.0.0.1", sim, tls, ...simOptions } = {}) {
   if (!LOOPBACK.has(host)) throw new TypeError(`The simulator binds loopback only (got host ${host})`);
   const theSim = sim ?? createSim(simOptions);
   let fallbackHost = host;
-  const server = createServer((req, res) => {
+  const answer = (req, res) => {
     serve(theSim, req, res, fallbackHost).catch(() => req.socket.destroy());
-  });
+  };
+  const server = tls ? createTlsServer({ key: tls.key, cert: tls.cert }, answer) : createServer(answer);
   await new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, resolve);
   });
   const actualPort = server.address().port;
-  const origin = `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`;
+  const origin = `${tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${actualPort}`;
   fallbackHost = new URL(origin).host;
   return {
     url: `${origin}/v3`,

@@ -33,8 +33,9 @@ export default {
     // `requests`: what this step sent, out of the invocation's subrequests (50 free, 1000 paid);
     // a Worker polling several runs in one tick gives the next one what is left.
     console.log(`${jobUid}: ${step.status}, ${stored} rows, ${step.requests} requests this tick`);
-    // A retryable failure (RETRIES_EXHAUSTED, TIMEOUT, a network error) is `error` with `done`
-    // false: the next tick goes on from the same cursor. A final one (UNAUTHORIZED, …) ends it.
+    // A retryable failure (RETRIES_EXHAUSTED after 5xx or network errors) is `error` with `done`
+    // false: the next tick goes on from the same cursor, as after a tick that spent its deadlineMs
+    // or maxRequests (no error). A final one (UNAUTHORIZED, …) ends it.
     if (step.error) console.error(`${jobUid}: ${step.error.code}: ${step.error.message}${step.done ? "" : " (next tick retries)"}`);
   },
 };

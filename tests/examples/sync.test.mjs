@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { exampleFiles, parseBlocks, problems, renderBlock } from "../../scripts/examples.mjs";
+import { ABSOLUTE_LINKS_IN, REPOSITORY_URL, exampleFiles, parseBlocks, problems, renderBlock, repositoryUrl } from "../../scripts/examples.mjs";
 import { root } from "../../scripts/exec.mjs";
 
 const readme = (file) => readFileSync(path.join(root, file), "utf8");
@@ -39,15 +39,41 @@ test("a README edited by hand, or a new unmarked block, fails the check and name
   assert.match(found[0], /^README\.md:N: a ```js block that is not an example/);
 });
 
-test("README.md's links are absolute (npm shows it without the repository); --write makes them so", () => {
+test("README.md's and worker/README.md's links are absolute (both ship on npm, without the repository); --write makes them so", () => {
   const baseline = new Set(problems());
-  const relative = (file) => (file === "README.md" ? `${readme(file)}\nSee [the size notes](docs/size.md#wasm) and ![a chart](bench/results/latest.svg).\n` : readme(file));
+  const relative = (file) => {
+    if (file === "README.md") return `${readme(file)}\nSee [the size notes](docs/size.md#wasm) and ![a chart](bench/results/latest.svg).\n`;
+    // worker/README.md's links are read from its own folder.
+    return `${readme(file)}\nSee [the assumptions](../docs/api-assumptions.md) and [the worker's code](src/index.js).\n`;
+  };
   const found = problems(relative).filter((p) => !baseline.has(p));
   assert.deepEqual(found.map((p) => p.replace(/:\d+:/, ":N:")), [
     "README.md:N: the link docs/size.md#wasm is relative: on npm it leads nowhere (--write makes it https://github.com/captaindata-poller/captaindata-poller/blob/main/docs/size.md#wasm)",
     "README.md:N: the link bench/results/latest.svg is relative: on npm it leads nowhere (--write makes it https://github.com/captaindata-poller/captaindata-poller/raw/main/bench/results/latest.svg)",
+    "worker/README.md:N: the link ../docs/api-assumptions.md is relative: on npm it leads nowhere (--write makes it https://github.com/captaindata-poller/captaindata-poller/blob/main/docs/api-assumptions.md)",
+    "worker/README.md:N: the link src/index.js is relative: on npm it leads nowhere (--write makes it https://github.com/captaindata-poller/captaindata-poller/blob/main/worker/src/index.js)",
   ]);
-  assert.doesNotMatch(readme("README.md").replace(/```[\s\S]*?```/g, ""), /\]\((?!https?:|#)[^)]+\)/, "no relative link in README.md");
+  for (const file of ["README.md", "worker/README.md"]) {
+    assert.doesNotMatch(readme(file).replace(/```[\s\S]*?```/g, ""), /\]\((?!https?:|#)[^)]+\)/, `no relative link in ${file}`);
+  }
+});
+
+test("every markdown file the npm package ships has absolute links", () => {
+  const { files } = JSON.parse(readme("package.json"));
+  // npm always ships README.md; `files` names the others.
+  const shipped = ["README.md", ...files.filter((f) => f.endsWith(".md"))];
+  assert.deepEqual(shipped.filter((f) => !ABSOLUTE_LINKS_IN.map((m) => m.split(path.sep).join("/")).includes(f)), []);
+});
+
+test("package.json names the repository, the homepage and where to file bugs (npm links them), the READMEs' links go to the same repository", () => {
+  const pkg = JSON.parse(readme("package.json"));
+  assert.equal(pkg.repository?.type, "git");
+  assert.match(pkg.repository?.url ?? "", /^git\+https:\/\/github\.com\/[\w.-]+\/[\w.-]+\.git$/);
+  const web = repositoryUrl(pkg);
+  assert.equal(REPOSITORY_URL, web, "the READMEs' absolute links are built from package.json's repository");
+  assert.ok(pkg.homepage?.startsWith(web), `homepage ${pkg.homepage} is the repository's`);
+  const bugs = typeof pkg.bugs === "string" ? pkg.bugs : pkg.bugs?.url;
+  assert.equal(bugs, `${web}/issues`);
 });
 
 test("every example file is named by a test that runs or checks it", () => {

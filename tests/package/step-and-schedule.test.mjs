@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { JobPoller, pollStep, scheduleWorkflow } from "captaindata-poller";
-import { FAST, recorder, requestsFor, rowIds, settle, useSim } from "./sim-fixture.mjs";
+import { startSimServer } from "../../sim/server.mjs";
+import { FAST, recorder, requestsFor, rowIds, settle, startSim, useSim } from "./sim-fixture.mjs";
 
 const ctx = useSim({ defaults: { rows: 80, durationMs: 200, pageSize: 20 } });
 
@@ -131,4 +132,82 @@ test("pollStep's done with an error only for a final one (isFinalError): UNAUTHO
   const { jobUid } = ctx.sim.createJob({ rows: 10, durationMs: 0, pageSize: 10 });
   const step = await pollStep({ ...ctx.connection, apiKey: "nope", jobUid, retry: FAST.retry });
   assert.deepEqual([step.done, step.error?.code], [true, "UNAUTHORIZED"]);
+});
+
+/** Steps from `first`'s cursor until one is done (at most `ticks`); every step's rows, `first`'s included. */
+async function stepOn(first, options, ticks = 10) {
+  const rows = [...first.results];
+  let step = first;
+  for (let tick = 0; tick < ticks && !step.done; tick++) {
+    step = await pollStep({ ...options, cursor: step.cursor });
+    rows.push(...step.results);
+  }
+  return { rows, last: step };
+}
+
+test("pollStep's deadline reached mid-run (a page that does not come in time): done: false, the rows so far, and the next step reads on from the cursor", async () => {
+  // The second results page hangs for 10 s; the step's deadline is 400 ms.
+  const faults = { script: [{ kind: "results", nth: 2, respond: "slow", ms: 10_000 }] };
+  const { jobUid } = ctx.sim.createJob({ rows: 60, durationMs: 0, pageSize: 20, faults });
+  const options = { ...ctx.connection, jobUid, maxRequests: 20, retry: FAST.retry };
+  const started = Date.now();
+  const first = await pollStep({ ...options, deadlineMs: 400 });
+  assert.ok(Date.now() - started < 5_000, `the step ended at its deadline, not with the slow answer (${Date.now() - started} ms)`);
+  assert.equal(first.done, false, "the run is not over for this cron worker: the time of one step ran out");
+  // A deadline is the step's budget, like maxRequests: it ends the step with a cursor, not with
+  // an error (the engine's rule: budgets end a cron step; TIMEOUT ends only a JobPoller).
+  assert.equal(first.error, undefined, JSON.stringify(first.error));
+  assert.deepEqual(first.results.map((r) => r.id), rowIds(20), "the rows read before the deadline are the step's");
+  assert.equal(first.requests, 3, "the status, the first page, the page that did not come");
+  const { rows, last } = await stepOn(first, { ...options, deadlineMs: 5000 });
+  assert.deepEqual([last.done, last.error, last.status], [true, undefined, "finished"]);
+  assert.deepEqual(rows.map((r) => r.id), rowIds(60), "every row once across the deadline");
+});
+
+test("pollStep on a dropped connection: done: false, RETRIES_EXHAUSTED naming no response, and the next step goes on from its cursor", async () => {
+  // The connection is dropped without an answer on the second results page and its retry.
+  const faults = { script: [{ kind: "results", nth: 2, respond: "drop", count: 2 }] };
+  const { jobUid } = ctx.sim.createJob({ rows: 60, durationMs: 0, pageSize: 20, faults });
+  const options = { ...ctx.connection, jobUid, maxRequests: 20, deadlineMs: 5000, retry: { retries: 1, minDelayMs: 1, maxDelayMs: 5 } };
+  const first = await pollStep(options);
+  assert.equal(first.done, false, "not final: the run is not over");
+  assert.equal(first.error?.code, "RETRIES_EXHAUSTED", JSON.stringify(first.error));
+  assert.match(first.error.message, /no response/i);
+  assert.ok(first.error.cause instanceof Error, "fetch's own failure is kept as the cause");
+  assert.deepEqual(first.results.map((r) => r.id), rowIds(20));
+  assert.deepEqual(requestsFor(ctx.sim, jobUid).map((e) => e.error ?? e.status), [200, 200, "dropped", "dropped"], "the drops happened");
+  const { rows, last } = await stepOn(first, options);
+  assert.deepEqual([last.done, last.error, last.status], [true, undefined, "finished"]);
+  assert.deepEqual(rows.map((r) => r.id), rowIds(60), "every row once across the drops");
+});
+
+test("pollStep with the API unreachable (connection refused) for a tick: done: false, RETRIES_EXHAUSTED, the cursor kept; once it is back the next step goes on", async () => {
+  // A simulator of its own, its listener closed for one tick and opened again on the same port
+  // (closing disposes only of the simulator's timers; its runs stay).
+  let { server, sim, connection } = await startSim();
+  const { port } = server;
+  const { jobUid } = sim.createJob({ rows: 60, durationMs: 0, pageSize: 20 });
+  const options = { ...connection, jobUid, deadlineMs: 5000, retry: { retries: 1, minDelayMs: 1, maxDelayMs: 5 } };
+  try {
+    const first = await pollStep({ ...options, maxRequests: 2 }); // the status and one page
+    assert.deepEqual([first.done, first.error, first.results.map((r) => r.id)], [false, undefined, rowIds(20)]);
+    await server.close();
+
+    const before = requestsFor(sim, jobUid).length;
+    const refused = await pollStep({ ...options, cursor: first.cursor, maxRequests: 20 });
+    assert.equal(refused.done, false, "not final: the API may answer next tick");
+    assert.equal(refused.error?.code, "RETRIES_EXHAUSTED", JSON.stringify(refused.error));
+    assert.match(refused.error.message, /no response/i);
+    assert.match(String(refused.error.cause?.cause?.code), /ECONNREFUSED/, "fetch's own failure is kept as the cause");
+    assert.deepEqual(refused.results, []);
+    assert.equal(refused.requests, 2, "the request and its one retry");
+    assert.equal(requestsFor(sim, jobUid).length, before, "nothing reached the simulator");
+
+    server = await startSimServer({ sim, port });
+    const { rows, last } = await stepOn(refused, { ...options, maxRequests: 20 });
+    assert.deepEqual([last.done, last.error, last.status], [true, undefined, "finished"]);
+    assert.deepEqual([...first.results, ...rows].map((r) => r.id), rowIds(60), "every row once across the refusal");
+  } finally {
+    await server.close();
+  }
 });
