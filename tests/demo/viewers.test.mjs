@@ -4,9 +4,8 @@
 // webhook comes (the test ends the run): the runs compared differ by their viewers only.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { startDemoServer } from "../../scripts/start.mjs";
-import { launchBrowser, rowIds, watchConsole } from "./browser-fixture.mjs";
-import { freePort, startWorkerDev } from "./worker-dev.mjs";
+import { rowIds, watchConsole } from "./browser-fixture.mjs";
+import { startDemoWithWorker } from "./worker-dev.mjs";
 
 const ROWS = 300;
 /** Long enough that no row arrives in the simulator before the test ends the run (one per 12 s). */
@@ -14,27 +13,14 @@ const RUN_TAKES_S = 3600;
 
 let demo;
 let browser;
-let workerDev;
 let workerOrigin;
 let simOrigin;
+let stack;
 before(async () => {
-  [demo, browser] = await Promise.all([startDemoServer({ port: 0 }), launchBrowser()]);
-  const [workerPort, simPort] = [await freePort(), await freePort()];
-  workerOrigin = `http://127.0.0.1:${workerPort}`;
-  simOrigin = `http://127.0.0.1:${simPort}`;
-  workerDev = await startWorkerDev({
-    WORKER_PORT: String(workerPort),
-    SIM_PORT: String(simPort),
-    ALLOWED_ORIGINS: new URL(demo.url).origin,
-    POLL_INTERVAL_MS: "0",
-    CRON_EVERY_MS: "0",
-  });
+  stack = await startDemoWithWorker({ POLL_INTERVAL_MS: "0", CRON_EVERY_MS: "0" });
+  ({ demo, browser, workerOrigin, simOrigin } = stack);
 });
-after(async () => {
-  await workerDev?.stop();
-  await browser?.close();
-  await demo?.close();
-});
+after(() => stack?.stop());
 
 /** The viewers page, with what it sends the worker (HTTP requests, sockets and their frames). */
 async function openViewersPage() {

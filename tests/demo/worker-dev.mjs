@@ -5,6 +5,8 @@ import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { root } from "../../scripts/exec.mjs";
+import { startDemoServer } from "../../scripts/start.mjs";
+import { launchBrowser } from "./browser-fixture.mjs";
 
 export function freePort() {
   return new Promise((resolve, reject) => {
@@ -49,5 +51,32 @@ export async function startWorkerDev(env) {
         child.once("exit", resolve);
         child.kill("SIGTERM");
       }),
+  };
+}
+
+/**
+ * The demo server (`npm start`), Chromium and worker:dev on free ports, the worker allowing the
+ * demo's origin; `env` adds worker:dev settings. `stop()` ends all three.
+ */
+export async function startDemoWithWorker(env = {}) {
+  const [demo, browser] = await Promise.all([startDemoServer({ port: 0 }), launchBrowser()]);
+  const [workerPort, simPort] = [await freePort(), await freePort()];
+  const workerDev = await startWorkerDev({
+    WORKER_PORT: String(workerPort),
+    SIM_PORT: String(simPort),
+    ALLOWED_ORIGINS: new URL(demo.url).origin,
+    ...env,
+  });
+  return {
+    demo,
+    browser,
+    workerDev,
+    workerOrigin: `http://127.0.0.1:${workerPort}`,
+    simOrigin: `http://127.0.0.1:${simPort}`,
+    stop: async () => {
+      await workerDev.stop();
+      await browser.close();
+      await demo.close();
+    },
   };
 }

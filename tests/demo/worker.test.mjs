@@ -3,34 +3,22 @@
 // (`npm start`), the page set to the worker with the run's read token and no API key.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { startDemoServer } from "../../scripts/start.mjs";
 import { LOCAL_SECRETS } from "../../worker/miniflare-options.mjs";
-import { launchBrowser, rowIds, shownRowIds, waitForState, watchConsole } from "./browser-fixture.mjs";
-import { freePort, startWorkerDev } from "./worker-dev.mjs";
+import { rowIds, shownRowIds, waitForState, watchConsole } from "./browser-fixture.mjs";
+import { startDemoWithWorker } from "./worker-dev.mjs";
 
 const ROWS = 2500; // three of the worker's 1000-row pages
 
 let demo;
 let browser;
-let workerDev;
 let workerOrigin;
 let simOrigin;
+let stack;
 before(async () => {
-  [demo, browser] = await Promise.all([startDemoServer({ port: 0 }), launchBrowser()]);
-  const [workerPort, simPort] = [await freePort(), await freePort()];
-  workerOrigin = `http://127.0.0.1:${workerPort}`;
-  simOrigin = `http://127.0.0.1:${simPort}`;
-  workerDev = await startWorkerDev({
-    WORKER_PORT: String(workerPort),
-    SIM_PORT: String(simPort),
-    ALLOWED_ORIGINS: new URL(demo.url).origin,
-  });
+  stack = await startDemoWithWorker();
+  ({ demo, browser, workerOrigin, simOrigin } = stack);
 });
-after(async () => {
-  await workerDev?.stop();
-  await browser?.close();
-  await demo?.close();
-});
+after(() => stack?.stop());
 
 /** A run on worker:dev's simulator, tracked by the worker: its uid and read token. */
 async function trackedRun(spec) {
