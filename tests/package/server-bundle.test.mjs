@@ -3,6 +3,7 @@
 // written elsewhere, the package's folder out of reach), runs pollStep and a JobPoller against
 // the simulator. The Node entry imports the module's bytes as a JS module: nothing is read from
 // a path next to it, which a bundle moves (`…/server/pkg/captaindata_poller_bg.wasm: ENOENT`).
+// The real production builds: sveltekit-build.test.mjs, nextjs-build.test.mjs.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
