@@ -4,7 +4,9 @@ import { spawn } from "node:child_process";
 import path from "node:path";
 import { test } from "node:test";
 import { root } from "../scripts/exec.mjs";
+import { manualClock } from "../sim/index.js";
 import { startSimServer } from "../sim/server.mjs";
+import { simChanges, until } from "./support/until.mjs";
 
 const API_KEY = "sk_test_probe_5150";
 const PROJECT_ID = "probe-project";
@@ -40,15 +42,28 @@ const connection = (server) => ({
 });
 
 test("the real API's shapes: 1000-row pages, next as a page number, 404 results while pending, lagging counts", async () => {
+  // The simulator's time moves only on the test's command, once the probe has seen each stage of
+  // the run it schedules (a busy machine can be slower than any start delay in wall time).
+  const clock = manualClock(Date.now());
   const server = await startSimServer({
     apiKey: API_KEY,
     projectId: PROJECT_ID,
+    clock,
     // Runs the probe schedules: pending for a moment, with /results 404 meanwhile.
     defaults: { rows: 5, startDelayMs: 300, durationMs: 1500, resultsWhilePending: 404 },
   });
   try {
     const { jobUid } = server.sim.createJob({ rows: 2500, durationMs: 0, startDelayMs: 0, resultsWhilePending: null, nextForm: "page", countLagMs: 3_600_000 });
-    const { code, stdout, stderr, rows } = await runProbe([jobUid, "wf-probe"], connection(server));
+    const probed = runProbe([jobUid, "wf-probe"], connection(server));
+    const { sim } = server;
+    const reads = (kind) => sim.stats().log.filter((e) => e.kind === kind && e.jobUid !== jobUid && e.status !== null);
+    // Pending until the probe read its results; running until it read its status once more.
+    await until(() => reads("results").length > 0, { on: [simChanges(sim)], what: "the probe reading the scheduled run's results" });
+    clock.advance(300);
+    const statusReads = reads("run").length;
+    await until(() => reads("run").length > statusReads, { on: [simChanges(sim)], what: "the probe reading the scheduled run running" });
+    clock.advance(1500);
+    const { code, stdout, stderr, rows } = await probed;
     assert.equal(code, 0, stderr);
     assert.equal(rows["page size"], "1000", stdout);
     assert.equal(rows["paging.next"], "page number (JSON number): 2");

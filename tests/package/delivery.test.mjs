@@ -21,11 +21,15 @@ const ctx = useSim();
 
 test("happy path: rows arrive while the run is going, then completion with every row once", async () => {
   const { sim } = ctx;
-  const { jobUid } = sim.createJob({ rows: 300, durationMs: 800, pageSize: 50 });
+  // A run far longer than the test: it ends on the test's command once the first rows are
+  // delivered (then all 300 rows exist), however late a busy machine delivers them.
+  const { jobUid } = sim.createJob({ rows: 300, durationMs: 60_000, pageSize: 50 });
   const statusAtFirstBatch = [];
   const { rec, outcome } = await pollJob(ctx, jobUid, {
     onBatch: () => {
-      if (statusAtFirstBatch.length === 0) statusAtFirstBatch.push(sim.job(jobUid).status);
+      if (statusAtFirstBatch.length > 0) return;
+      statusAtFirstBatch.push(sim.job(jobUid).status);
+      sim.finish(jobUid);
     },
   });
   assertCompleted(outcome, rec.seen);
