@@ -206,7 +206,7 @@ export class SharedPoller {
         this.#poller?.stop();
         return this.#wake(true);
       case "pace":
-        return this.#poller?._pace(effect.hidden);
+        return this.#poller?._hidden(effect.hidden);
       case "webhook":
         return this.#relay(effect.payload);
       case "ignored":
