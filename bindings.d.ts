@@ -8,7 +8,8 @@ import type { Batch, CaptainDataError, DefaultRow, JobPollerOptions, PollerRole,
  * - `"polling"`: the API answered; rows arrive as the run produces them.
  * - `"finished"`: the run ended in success (`summary` is set).
  * - `"failed"`: `error` is set (a {@link CaptainDataError}, or an {@link InvalidOptionError} naming a bad option).
- * - `"stopped"`: `stop()` was called (the cursor is kept).
+ * - `"stopped"`: `stop()` was called (the cursor is kept). A run stopped in Captain Data (the
+ *   API's `stopped` status) is `"failed"`, with `JOB_FAILED`.
  */
 export type JobPollerStatus = "idle" | "loading" | "polling" | "finished" | "failed" | "stopped";
 

@@ -61,7 +61,14 @@ export declare class CaptainDataError extends Error {
  */
 export declare function preload(): Promise<void>;
 
-/** Run statuses of Captain Data v3; an unknown one is passed through (and is not terminal). */
+/**
+ * Run statuses of Captain Data v3, as the API reports them (`RunStatus.status`,
+ * `CaptainDataError.runStatus`); an unknown one is passed through (and is not terminal).
+ * `"stopped"` is the API's: the run was stopped in Captain Data, a failure (`start()` rejects
+ * with `JOB_FAILED`, `error.runStatus` `"stopped"`). A poller stopped by its caller is another
+ * thing: `start()` resolves with a {@link Summary} whose `status` is `"stopped"` (see
+ * {@link SummaryStatus}).
+ */
 export type RunStatusValue =
   | "pending"
   | "running"
@@ -139,12 +146,25 @@ export interface Retrying {
 }
 
 /**
+ * `Summary.status`, the two ways `start()` resolves:
+ * - the run succeeded: its final status as the API spells it, `"finished"`, `"warning"` or
+ *   `"completed"` (`onComplete` is called);
+ * - `"stopped"`: the caller stopped this poller (`stop()`) before the run ended; no callback is
+ *   called, and the run itself may still be going.
+ *
+ * The same word from the API, a run stopped in Captain Data, never resolves `start()`: it is a
+ * failure, a `CaptainDataError` with `code` `JOB_FAILED` and `runStatus` `"stopped"`. So
+ * `summary.status === "stopped"` always means the caller's stop.
+ */
+export type SummaryStatus = "finished" | "warning" | "completed" | "stopped" | (string & {});
+
+/**
  * What `start()` resolves with: `onComplete` receives it (once) when the run succeeded; after
  * `stop()` its `status` is `"stopped"` and no callback is called. Frozen.
  */
 export interface Summary {
-  /** The run's final status (`"finished"`, `"warning"` or `"completed"`), or `"stopped"` after `stop()`. */
-  readonly status: RunStatusValue;
+  /** The run's final status (`"finished"`, `"warning"` or `"completed"`), or `"stopped"`: the caller's `stop()`, never the API's status (see {@link SummaryStatus}). */
+  readonly status: SummaryStatus;
   /**
    * Rows delivered (their `onBatch` returned or its promise fulfilled), including those before
    * a resume from `cursor`. `0` for a poller stopped before the module loaded.

@@ -18,6 +18,3 @@ export interface JobPollerStore<Row = DefaultRow> {
 export declare function createJobPoller<Row = DefaultRow>(
   options: BindingOptions<Row> | null | undefined,
 ): JobPollerStore<Row>;
-
-/** The same as {@link createJobPoller}, under the name the React and Vue bindings use. */
-export declare const useJobPoller: typeof createJobPoller;

@@ -8,7 +8,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { startDemoServer } from "../scripts/start.mjs";
-import { heldRowCount, launchBrowser, startSimulatedRun, untilRowsHeld, waitForState } from "../tests/demo/browser-fixture.mjs";
+import { launchBrowser } from "../scripts/chromium.mjs";
+import { heldRowCount, startSimulatedRun, untilRowsHeld, waitForState } from "../scripts/demo-page.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const OUT = path.join(here, "results", "demo-big-run.json");

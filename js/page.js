@@ -1,5 +1,5 @@
 // The page around a wasm poller: is it hidden (`document.hidden`), is the runtime online
-// (`navigator.onLine`)? Told to the poller as they change (`_pace`, `_online`); the engine
+// (`navigator.onLine`)? Told to the poller as they change (`_hidden`, `_online`); the engine
 // decides what they change. Where there is no `document` (Web Workers, Node, workerd) or no
 // boolean `navigator.onLine` (Node, workerd), nothing is watched. (Watched here, not in the
 // wasm: the listeners' glue cost a page more there, docs/size.md.)
@@ -17,8 +17,8 @@ export function watchPage(poller, { visibility = true } = {}) {
   };
   const page = globalThis.document;
   if (visibility && typeof page?.addEventListener === "function") {
-    if (page.hidden) poller._pace(true);
-    listen(page, "visibilitychange", () => poller._pace(Boolean(page.hidden)));
+    if (page.hidden) poller._hidden(true);
+    listen(page, "visibilitychange", () => poller._hidden(Boolean(page.hidden)));
   }
   if (typeof globalThis.navigator?.onLine === "boolean" && typeof globalThis.addEventListener === "function") {
     if (!globalThis.navigator.onLine) poller._online(false);

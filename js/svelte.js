@@ -23,6 +23,3 @@ export function createJobPoller(options) {
     },
   };
 }
-
-/** The same store under the name the React and Vue bindings use. */
-export const useJobPoller = createJobPoller;

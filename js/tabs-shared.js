@@ -38,7 +38,9 @@ export class SharedPoller {
   #options;
   #Wasm;
   #delivery;
-  #probe; // validated the options; never started: its cursor and offset are where this tab starts
+  // A wasm poller this tab never starts: it checked the options and checks each webhook
+  // relayed; its cursor and offset are where this tab starts.
+  #unstarted;
   #tab = null; // the protocol
   #events = []; // events are handled one at a time, even when a callback calls back in
   #busy = false;
@@ -56,7 +58,7 @@ export class SharedPoller {
     this.#options = options;
     this.#Wasm = Wasm;
     this.#delivery = delivery;
-    this.#probe = new Wasm(options, delivery);
+    this.#unstarted = new Wasm(options, delivery);
   }
 
   get role() {
@@ -64,7 +66,7 @@ export class SharedPoller {
   }
 
   get cursor() {
-    return this.#tab?.cursor ?? this.#probe.cursor;
+    return this.#tab?.cursor ?? this.#unstarted.cursor;
   }
 
   start() {
@@ -81,19 +83,19 @@ export class SharedPoller {
   }
 
   webhookReceived(payload) {
-    this.#probe.webhookReceived(payload); // the crate's checks: an object, this run's job_uid
+    this.#unstarted.webhookReceived(payload); // the crate's checks: an object, this run's job_uid
     this.#send({ type: "webhook", payload });
   }
 
   free() {
     this.stop();
-    this.#probe.free();
+    this.#unstarted.free();
   }
 
   async #join() {
     const { signal, maxRequests, maxDurationMs } = this.#options;
     const { name, kept, requests = 0, retries = 0, startedAt = Date.now() } = this.#from;
-    const [offset, cursor] = [this.#probe._offset, this.#probe.cursor];
+    const [offset, cursor] = [this.#unstarted._offset, this.#unstarted.cursor];
     if (signal?.aborted || this.#stopped) {
       this.#from.lock?.(); // what this tab held alone
       this.#from.channel?.close();
@@ -206,7 +208,7 @@ export class SharedPoller {
         this.#poller?.stop();
         return this.#wake(true);
       case "pace":
-        return this.#poller?._pace(effect.hidden);
+        return this.#poller?._hidden(effect.hidden);
       case "webhook":
         return this.#relay(effect.payload);
       case "ignored":

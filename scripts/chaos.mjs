@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { JobPoller, pollStep } from "captaindata-poller";
 import { startSimServer } from "../sim/server.mjs";
-import { clean, runCampaign, summaryLine } from "../tests/chaos/campaign.js";
+import { clean, runCampaign, summaryLine } from "./chaos/campaign.js";
 import { StepError, cli, isMain } from "./exec.mjs";
 
 // Distinctive, so that finding it anywhere but in a request header is unambiguous.

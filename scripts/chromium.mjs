@@ -1,5 +1,5 @@
-// Debian's Chromium, headless, driven by playwright-core (no browser download): the size check
-// and the browser tests (tests/demo/browser-fixture.mjs) launch it the same way.
+// Debian's Chromium, headless, driven by playwright-core (no browser download): the size check,
+// the browser tests and the bench's demo run launch it the same way.
 import { CHROMIUM } from "./setup.mjs";
 
 export { CHROMIUM };

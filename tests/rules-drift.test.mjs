@@ -67,6 +67,9 @@ test("the worker's defaults and its terminal statuses are the crate's", async ()
     const shown = runBody({ job_uid: "j", status, done: 0, row_count: 0 }).status;
     assert.equal(shown, isOver(status) ? "running" : status, status);
   }
+  // A run that ended with ALL_INPUTS_FAILED says the crate's words, so a reader's poller ends the same way.
+  const { error_message } = runBody({ job_uid: "j", status: "shutdown", done: 1, error_code: "ALL_INPUTS_FAILED", row_count: 0 });
+  assert.equal(error_message.toLowerCase(), crate.allInputsFailedText);
 });
 
 test("wrangler.toml's [vars] say the package's defaults", () => {
@@ -153,14 +156,19 @@ const CONSUMERS = [
   "scripts/probe.mjs",
 ];
 
-test("no consumer keeps a copy of the base URL, a message text or the list of terminal statuses", () => {
+test("no consumer keeps a copy of the base URL, a message text, the All Inputs Failed words or the list of terminal statuses", () => {
   const terminal = statuses().filter(isOver);
+  // The words as a value of their own (a constant, a return value, a pattern), in any case; prose
+  // that names them (help text, advice, a preset's label) is not a copy of the rule.
+  const allInputsFailed = crate.allInputsFailedText.replaceAll(" ", "\\s+");
+  const ownValue = new RegExp(`(?:[=(,]|return)\\s*(["'\`/])${allInputsFailed}\\1`, "i");
   const fixedWords = Object.values(crate.messages).flatMap((m) => m.split(/\{\w+\}/)).filter((part) => part.length > 12);
   for (const file of CONSUMERS) {
     // Comments may name a value; code may not hold one.
     const code = read(file).replace(/^\s*(\/\/|\*|#).*$/gm, "").replace(/placeholder="[^"]*"/g, "");
     assert.ok(!code.includes(crate.defaults.poller.baseUrl), `${file} holds the default base URL`);
     for (const words of fixedWords) assert.ok(!code.includes(words), `${file} holds the engine's text "${words}"`);
+    assert.doesNotMatch(code, ownValue, `${file} holds the All Inputs Failed words: read ALL_INPUTS_FAILED_TEXT or isAllInputsFailed from captaindata-poller/rules`);
     for (const line of code.split("\n")) {
       const listed = terminal.filter((s) => line.includes(`"${s}"`));
       assert.ok(listed.length < 3 || !/Set\(|\[|includes/.test(line), `${file} lists terminal statuses itself: ${line.trim()}`);

@@ -20,7 +20,7 @@ import { wellFormed } from "../js/tab-messages.js";
 import { callbackFailed, limitError } from "../js/tab-errors.js";
 import { CaptainDataError } from "../js/errors.js";
 import { createSim } from "../sim/index.js";
-import { random } from "./chaos/campaign.js"; // the seeded mulberry32 the chaos campaign draws with
+import { random } from "../scripts/chaos/campaign.js"; // the seeded mulberry32 the chaos campaign draws with
 
 const CASES = Number(process.env.TAB_CASES ?? 3000);
 const REPLAY = process.env.TAB_SEED === undefined ? null : Number(process.env.TAB_SEED);

@@ -135,10 +135,10 @@ impl JobPoller {
         Ok(())
     }
 
-    // Internal (js/page.js, js/tabs.js): the page is hidden (for a poller shared by tabs:
-    // every sharing tab is), or visible again.
-    #[wasm_bindgen(js_name = _pace)]
-    pub fn pace(&self, hidden: bool) {
+    // Internal (js/page.js, js/tabs-shared.js): the page is hidden (for a poller shared by tabs:
+    // every sharing tab is), or visible again. The engine decides what that changes (its pace).
+    #[wasm_bindgen(js_name = _hidden)]
+    pub fn page_hidden(&self, hidden: bool) {
         self.session.event(Event::Hidden(hidden));
     }
 

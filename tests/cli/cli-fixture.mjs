@@ -8,6 +8,7 @@ import path from "node:path";
 import { after, before } from "node:test";
 import { root } from "../../scripts/exec.mjs";
 import { startSimServer } from "../../sim/server.mjs";
+import { until } from "../support/until.mjs";
 
 export const CLI = path.join(root, "bin", "captaindata-poller.mjs");
 /** A distinctive key: no output, message or file may ever contain it. */
@@ -78,15 +79,12 @@ export async function runCli(ctx, args, options) {
   return { code, stdout: out.stdout, stderr: out.stderr };
 }
 
-/** Waits for `condition()` to be truthy: checked every 20 ms, failing after `timeoutMs`. */
-export async function waitFor(condition, what, timeoutMs = 20000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await condition();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+/**
+ * Waits for `condition()` to be truthy (tests/support/until.mjs): what a process wrote can only be
+ * asked, so it is asked every 20 ms; fails after `timeoutMs`, naming `what`.
+ */
+export function waitFor(condition, what, timeoutMs = 20000) {
+  return until(condition, { everyMs: 20, timeoutMs, what });
 }
 
 /** `["row-<from>", …]` */

@@ -1,4 +1,4 @@
-// The chaos campaign (tests/chaos/campaign.js) in headless Chromium: the package's browser entry
+// The chaos campaign (scripts/chaos/campaign.js) in headless Chromium: the package's browser entry
 // in a page served with the simulator on one 127.0.0.1 origin, the same checks as `npm run chaos`.
 import assert from "node:assert/strict";
 import path from "node:path";
@@ -18,7 +18,7 @@ before(async () => {
   // Seed 1, as `npm run chaos`: a failing run seed replays in Node with `npm run chaos -- --runs 1 --seed <it>`.
   const sim = createSim({ apiKey: API_KEY, projectId: PROJECT_ID, seed: 1 });
   [server, browser] = await Promise.all([
-    startDemoServer({ port: 0, sim, wwwDir: path.join(root, "tests", "chaos"), fallback: false }),
+    startDemoServer({ port: 0, sim, wwwDir: path.join(root, "scripts", "chaos"), fallback: false }),
     launchBrowser(),
   ]);
 });

@@ -14,7 +14,7 @@ import { build } from "vite";
 import { root } from "../../scripts/exec.mjs";
 import { startDemoServer } from "../../scripts/start.mjs";
 import { makeRow } from "../../sim/rows.js";
-import { spyOnLoads } from "../bindings/ssr-spy.mjs";
+import { settled, spyOnLoads } from "../bindings/ssr-spy.mjs";
 import { launchBrowser, trackPackageTimers, untilPackageQuiet, watchConsole } from "../demo/browser-fixture.mjs";
 import { PLACEHOLDER_JOB, PROXY_ORIGIN } from "./example-fixture.mjs";
 import { until } from "../support/until.mjs";
@@ -139,7 +139,7 @@ test("examples/react/Leads.tsx: server-rendered idle without window or localStor
   const { jobUid } = server.sim.createJob({ rows: 90, durationMs: 0, pageSize: 40 });
   const markup = render(jobUid);
   assert.match(markup.replaceAll("<!-- -->", ""), /^<p>idle: 0 rows<button>Stop<\/button><\/p><ul><\/ul>$/, markup);
-  await new Promise((resolve) => setImmediate(resolve));
+  await settled(); // past the render's microtasks, nothing pending that could load
   assert.deepEqual(seen, [], "the server render loads nothing");
 
   const built = readFileSync(path.join(sites.react, "index.html"), "utf8");

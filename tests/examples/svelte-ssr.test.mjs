@@ -8,7 +8,7 @@ import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { compile } from "svelte/compiler";
 import { root } from "../../scripts/exec.mjs";
-import { spyOnLoads } from "../bindings/ssr-spy.mjs";
+import { settled, spyOnLoads } from "../bindings/ssr-spy.mjs";
 
 test("examples/svelte/Leads.svelte server-rendered: idle: 0 rows, nothing loaded", async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), "captaindata-poller-svelte-ssr-"));
@@ -26,6 +26,6 @@ test("examples/svelte/Leads.svelte server-rendered: idle: 0 rows, nothing loaded
   const { body } = render(Leads, { props: { jobUid: "4c3f7d1e-9b2a-4e51-8d07-6a1f2c3b4d5e" } });
   const text = body.replace(/<!--[^>]*-->/g, "").replace(/\s+/g, " ");
   assert.match(text, /<p> ?idle: 0 rows/, body);
-  await new Promise((resolve) => setImmediate(resolve)); // past the store's microtasks, where a poller would start
+  await settled(); // past the store's microtasks, where a poller would start, nothing pending that could load
   assert.deepEqual(seen, [], "no fetch, no wasm");
 });

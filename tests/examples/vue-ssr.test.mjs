@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { test } from "node:test";
 import { build } from "vite";
 import { root } from "../../scripts/exec.mjs";
-import { spyOnLoads } from "../bindings/ssr-spy.mjs";
+import { settled, spyOnLoads } from "../bindings/ssr-spy.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -34,6 +34,6 @@ test("examples/vue/Leads.vue server-rendered: idle: 0 rows, nothing loaded", asy
   const { render } = await import(pathToFileURL(path.join(dir, "dist", "entry-server.mjs")).href);
   const html = await render("4c3f7d1e-9b2a-4e51-8d07-6a1f2c3b4d5e");
   assert.match(html.replace(/<!--[^>]*-->/g, "").replace(/\s+/g, " "), /<p> ?idle: 0 rows/, html);
-  await new Promise((resolve) => setImmediate(resolve)); // past the store's microtasks
+  await settled(); // past the store's microtasks, nothing pending that could load
   assert.deepEqual(seen, [], "no fetch, no wasm");
 });

@@ -11,6 +11,7 @@ import { createInterface } from "node:readline";
 import { test } from "node:test";
 import { build } from "esbuild";
 import { Miniflare } from "miniflare";
+import { pollStep } from "captaindata-poller";
 import { root } from "../../scripts/exec.mjs";
 import { createSim, manualClock } from "../../sim/index.js";
 import { startWorker } from "../worker/worker-fixture.mjs";
@@ -167,8 +168,12 @@ test("examples/cron/cron.js in workerd: 2,500 rows over cron ticks with a 5xx bu
   t.diagnostic(`cron example: ${endedAt} ticks to the end + 20 past it, ${stored.length} rows stored, ${new Set(stored).size} unique, ${stats.requests.total} requests (${perTick.join(" ")} per tick)`);
   assert.equal(new Set(stored).size, stored.length, "no row stored twice");
   assert.deepEqual(stored, Array.from({ length: 2500 }, (_, i) => `row-${i}`), "every row, in order");
-  assert.deepEqual(await state(), { cursor: (await state()).cursor, stored: 2500, done: true }, "the done marker keeps the cursor");
-  assert.equal(typeof (await state()).cursor, "string");
+  const final = await state();
+  assert.deepEqual({ ...final, cursor: typeof final.cursor }, { cursor: "string", stored: 2500, done: true }, "the done marker keeps a cursor");
+  // The cursor kept is past the last stored row: a step from it (a later reader of the run)
+  // delivers no row again and says the run is over.
+  const after = await pollStep({ jobUid, apiKey: API_KEY, projectId: PROJECT_ID, cursor: final.cursor, fetch: (url, init) => sim.handle(new Request(url, init)) });
+  assert.deepEqual({ rows: after.results.length, done: after.done, status: after.status, error: after.error?.code }, { rows: 0, done: true, status: "finished", error: undefined });
   assert.ok(outbound.every((u) => u.startsWith("https://api.captaindata.co/v3/") && !u.includes(API_KEY)), "only the API, the key never in a URL");
 });
 

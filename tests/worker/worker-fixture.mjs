@@ -78,6 +78,7 @@ function outboundTo(server, outbound, hooks) {
       const body = ["GET", "HEAD"].includes(request.method) ? undefined : await request.arrayBuffer();
       return await server.sim.handle(new Request(request.url, { method: request.method, headers: request.headers, body }));
     } finally {
+      record.answeredAt = Date.now();
       record.answered = true; // nothing in flight: see untilNoStepDue
     }
   };

@@ -1,10 +1,11 @@
 // What the worker serves, in the shapes of Captain Data v3, from a run's stored state.
 
 import { isFinalError } from "captaindata-poller";
-import { classifyStatus } from "captaindata-poller/rules";
+import { ALL_INPUTS_FAILED_TEXT, classifyStatus } from "captaindata-poller/rules";
 import { isWorkerFinal } from "./limits.js";
 
-export const ALL_INPUTS_FAILED = "All Inputs Failed";
+// The crate's words, served in Captain Data's case ("All Inputs Failed"); readers match any case.
+const ALL_INPUTS_FAILED = ALL_INPUTS_FAILED_TEXT.replace(/\b\w/g, (letter) => letter.toUpperCase());
 
 /** The worker gave the run up on a failure that polling again can change. */
 const isGivenUp = (run) => Boolean(run.done && run.error_code && !isFinalError({ code: run.error_code }) && !isWorkerFinal(run.error_code));

@@ -1,6 +1,6 @@
 // A chaos campaign: randomized runs of the built package against the simulator over HTTP.
 // Fetch-API only (no node: imports), so the same campaign runs in Node (`npm run chaos`) and in
-// a page in Chromium (tests/demo/chaos.test.mjs). Each run draws a job (size, paging form,
+// a page in Chromium (./index.html, which tests/demo/chaos.test.mjs opens). Each run draws a job (size, paging form,
 // statuses, lag, bursts, outcome) and a fault plan from its seed, polls it with a first poller
 // that is stopped mid-run, then resumes with a second one (a JobPoller, or a pollStep loop as a
 // cron would) from the first one's cursor, and checks what the user got.
