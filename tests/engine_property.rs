@@ -780,10 +780,12 @@ fn every_row_exactly_once_under_random_fault_plans() {
     let cases = env_u64("PROPERTY_CASES").unwrap_or(1_000);
     // New plans on every run; each failing one is printed with the seed that replays it.
     // `PROPERTY_FIRST_SEED` fixes the run's seeds, so two builds can be given the same plans.
-    let first = replay.or(env_u64("PROPERTY_FIRST_SEED")).unwrap_or_else(|| {
-        let now = std::time::SystemTime::now().duration_since(UNIX_EPOCH);
-        now.map_or(0, |d| d.as_nanos() as u64)
-    });
+    let first = replay
+        .or(env_u64("PROPERTY_FIRST_SEED"))
+        .unwrap_or_else(|| {
+            let now = std::time::SystemTime::now().duration_since(UNIX_EPOCH);
+            now.map_or(0, |d| d.as_nanos() as u64)
+        });
     let seeds: Vec<u64> = match replay {
         Some(seed) => vec![seed],
         None => (0..cases).map(|i| first.wrapping_add(i)).collect(),
