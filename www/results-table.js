@@ -89,18 +89,24 @@ export function createResultsTable(scroller, table, onRendered) {
     setHeight(above, first * rowPx);
     setHeight(below, Math.max(0, rows.length - end) * rowPx);
     table.setAttribute("aria-rowcount", String(rows.length + 1));
-    // Fonts give rows another height than the default: place them by what the first one drawn
-    // measures (once: measuring forces a layout, which every render would pay for).
     if (!measured && end > first) {
       measured = true;
-      const height = tbody.rows[1].getBoundingClientRect().height;
-      if (height > 0 && Math.abs(height - rowPx) > 0.5) {
-        rowPx = height;
-        schedule();
-      }
+      sizer.observe(tbody.rows[1], { box: "border-box" });
     }
     onRendered(rows.length);
   }
+
+  // Fonts give rows another height than the default: place them by what the first row drawn
+  // measures, once. A ResizeObserver reads it after the frame's layout; reading it in render()
+  // forced a layout of its own into the first rows' frame, the longest of a run.
+  const sizer = new ResizeObserver(([entry]) => {
+    sizer.disconnect();
+    const height = entry.borderBoxSize[0].blockSize;
+    if (height > 0 && Math.abs(height - rowPx) > 0.5) {
+      rowPx = height;
+      schedule();
+    }
+  });
 
   /** Makes rows `first…end` the ones drawn, keeping those already drawn (a row never changes). */
   function showWindow(first, end) {
