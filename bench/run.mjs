@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { startSimServer } from "../sim/server.mjs";
 import { CONTESTANTS, contestant, plays } from "./contestants/index.mjs";
 import { costCurve, figures } from "./figures.mjs";
+import { bindingsLines, measureBindingsBigRun } from "./bindings-big-run.mjs";
 import { measureBigRun } from "./demo-big-run.mjs";
 import { machine, shippedSize } from "./machine.mjs";
 import { chartSvg, markdownTable } from "./report.mjs";
@@ -23,8 +24,10 @@ export const DEFAULT_OUT = path.join(here, "results");
 const API_KEY = "bench-key";
 const PROJECT_ID = "bench-project";
 const CHARTED = new Set(["bursty", "large"]);
-/** Not a workload of the contestants: the demo page in Chromium (bench/demo-big-run.mjs). */
+/** Not workloads of the contestants: the demo page in Chromium (bench/demo-big-run.mjs), the React and Vue bindings (bench/bindings-big-run.mjs). */
 const DEMO_BIG_RUN = "demo-big-run";
+const BINDINGS_BIG_RUN = "bindings-big-run";
+const IN_CHROMIUM = [DEMO_BIG_RUN, BINDINGS_BIG_RUN];
 /** A run already over, one full 1000-row page: what a bare fetch of a status and a page costs. */
 const CALIBRATION = (id) => ({ jobUid: `${id}-calibration`, rows: 1000, pageSize: 1000, durationMs: 1, startDelayMs: 0 });
 
@@ -141,8 +144,9 @@ async function runWorkload(server, workload, who, trials, log) {
  */
 export async function runBench({ workloads = [], contestants = [], outDir = DEFAULT_OUT, log = console.error, print = true, trials } = {}) {
   const withDemo = workloads.length === 0 || workloads.includes(DEMO_BIG_RUN);
-  const named = workloads.filter((id) => id !== DEMO_BIG_RUN);
-  // `demo-big-run` alone runs only the demo; no name at all runs everything.
+  const withBindings = workloads.length === 0 || workloads.includes(BINDINGS_BIG_RUN);
+  const named = workloads.filter((id) => !IN_CHROMIUM.includes(id));
+  // `demo-big-run` (or `bindings-big-run`) alone runs only that; no name at all runs everything.
   const selected = named.length === 0 && workloads.length > 0 ? [] : selectWorkloads(named);
   const who = contestants.length === 0 ? CONTESTANTS : contestants.map(contestant);
   const loadBefore = loadavg()[0];
@@ -154,7 +158,12 @@ export async function runBench({ workloads = [], contestants = [], outDir = DEFA
     await server.close();
   }
   const demoBigRun = withDemo ? await measureBigRun() : undefined;
-  if (demoBigRun) log(`bench: ${DEMO_BIG_RUN}: ${demoBigRun.longTasks} long tasks, the longest ${demoBigRun.longestTaskMs} ms, at most ${demoBigRun.mostRowsInDom} <tr>s`);
+  if (demoBigRun) {
+    const { longTasks, longestTaskMs, mostRowsInDom, cpuOver50ms, longestCpuMs } = demoBigRun;
+    log(`bench: ${DEMO_BIG_RUN}: ${longTasks} long tasks, the longest ${longestTaskMs} ms (by CPU time ${cpuOver50ms} over 50 ms, the longest ${longestCpuMs} ms), at most ${mostRowsInDom} <tr>s`);
+  }
+  const bindingsBigRun = withBindings ? await measureBindingsBigRun() : undefined;
+  if (bindingsBigRun) for (const line of bindingsLines(bindingsBigRun)) log(`bench: ${BINDINGS_BIG_RUN}: ${line}`);
   const report = {
     date: new Date().toISOString(),
     machine: machine(),
@@ -163,6 +172,7 @@ export async function runBench({ workloads = [], contestants = [], outDir = DEFA
     workloads: selected.map(({ id, what, jobs, trials: t, scale, spec, faults }) => ({ id, what, jobs, trials: trials ?? t ?? 1, scale, spec, faults, options: scaledOptions({ scale }) })),
     results,
     ...(demoBigRun ? { demoBigRun } : {}),
+    ...(bindingsBigRun ? { bindingsBigRun } : {}),
   };
   const table = writeOutputs(report, outDir);
   if (print) process.stdout.write(table);

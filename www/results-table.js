@@ -2,7 +2,10 @@
 // run, and only the rows in view (plus a margin) are in the DOM, between two spacer rows that
 // give the scroller its full height. A 50,000-row run costs the page the same few dozen <tr>s
 // as a 50-row one, so rows arriving never stall it. Rows are placed by their position: a row
-// whose position is already held is skipped, never repeated.
+// whose position is already held is skipped, never repeated. A render keeps the <tr>s still in
+// view and only adds or removes those at the window's edges: a batch arriving below the view
+// changes one spacer's height, not 50 rows (rebuilding them made every batch's frame lay out
+// and paint the whole window again).
 
 const COLUMNS = [
   ["index", "#"],
@@ -41,6 +44,12 @@ function spacerRow() {
   return tr;
 }
 
+/** Sets a spacer's height when it changed (the top one stays put while rows arrive below the view). */
+function setHeight(spacer, px) {
+  const height = `${px}px`;
+  if (spacer.firstChild.style.height !== height) spacer.firstChild.style.height = height;
+}
+
 function headerRow() {
   const head = document.createElement("tr");
   head.setAttribute("aria-rowindex", "1");
@@ -67,6 +76,8 @@ export function createResultsTable(scroller, table, onRendered) {
   let rowPx = DEFAULT_ROW_PX;
   let measured = false;
   let frame = 0;
+  /** The positions of the rows drawn: `first…end`, end excluded. */
+  let shown = { first: 0, end: 0 };
 
   /** The rows in view plus the margin, between spacers of the height of the rest. */
   function render() {
@@ -74,23 +85,46 @@ export function createResultsTable(scroller, table, onRendered) {
     const top = Math.max(0, scroller.scrollTop - table.tHead.offsetHeight);
     const first = Math.max(0, Math.floor(top / rowPx) - MARGIN_ROWS);
     const end = Math.min(rows.length, Math.ceil((top + scroller.clientHeight) / rowPx) + MARGIN_ROWS);
-    const fragment = document.createDocumentFragment();
-    for (let i = first; i < end; i++) fragment.append(rowElement(rows[i], i));
-    above.firstChild.style.height = `${first * rowPx}px`;
-    below.firstChild.style.height = `${Math.max(0, rows.length - end) * rowPx}px`;
-    tbody.replaceChildren(above, fragment, below);
+    showWindow(first, end);
+    setHeight(above, first * rowPx);
+    setHeight(below, Math.max(0, rows.length - end) * rowPx);
     table.setAttribute("aria-rowcount", String(rows.length + 1));
-    // Fonts give rows another height than the default: place them by what the first one drawn
-    // measures (once: measuring forces a layout, which every render would pay for).
     if (!measured && end > first) {
       measured = true;
-      const height = tbody.rows[1].getBoundingClientRect().height;
-      if (height > 0 && Math.abs(height - rowPx) > 0.5) {
-        rowPx = height;
-        schedule();
-      }
+      sizer.observe(tbody.rows[1], { box: "border-box" });
     }
     onRendered(rows.length);
+  }
+
+  // Fonts give rows another height than the default: place them by what the first row drawn
+  // measures, once. A ResizeObserver reads it after the frame's layout; reading it in render()
+  // forced a layout of its own into the first rows' frame, the longest of a run.
+  const sizer = new ResizeObserver(([entry]) => {
+    sizer.disconnect();
+    const height = entry.borderBoxSize[0].blockSize;
+    if (height > 0 && Math.abs(height - rowPx) > 0.5) {
+      rowPx = height;
+      schedule();
+    }
+  });
+
+  /** Makes rows `first…end` the ones drawn, keeping those already drawn (a row never changes). */
+  function showWindow(first, end) {
+    if (end <= shown.first || first >= shown.end || shown.first === shown.end) {
+      const fragment = document.createDocumentFragment();
+      for (let i = first; i < end; i++) fragment.append(rowElement(rows[i], i));
+      tbody.replaceChildren(above, fragment, below);
+    } else {
+      for (let i = shown.first; i < first; i++) above.nextSibling.remove();
+      for (let i = end; i < shown.end; i++) below.previousSibling.remove();
+      const before = document.createDocumentFragment();
+      for (let i = first; i < shown.first; i++) before.append(rowElement(rows[i], i));
+      above.after(before);
+      const after = document.createDocumentFragment();
+      for (let i = Math.max(first, shown.end); i < end; i++) after.append(rowElement(rows[i], i));
+      below.before(after);
+    }
+    shown = { first, end };
   }
 
   function schedule() {
@@ -112,6 +146,7 @@ export function createResultsTable(scroller, table, onRendered) {
       if (frame) cancelAnimationFrame(frame);
       frame = 0;
       rows = [];
+      shown = { first: 0, end: 0 };
       scroller.scrollTop = 0;
       render();
     },

@@ -12,12 +12,12 @@ import { startDemoServer } from "../../scripts/start.mjs";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 /**
- * Builds tests/bindings/<name> in development mode (React's StrictMode double effects and
- * dev warnings only exist there). Returns `{ dist, remove() }`.
+ * Builds tests/bindings/<name> (or `dir`) in development mode (React's StrictMode double effects
+ * and dev warnings only exist there; the bindings bench builds for production). Returns `{ dist, remove() }`.
  */
-export async function buildApp(name, { dependencies }) {
+export async function buildApp(name, { dependencies, dir = path.join(HERE, name), mode = "development" }) {
   const work = mkdtempSync(path.join(tmpdir(), `captaindata-poller-${name}-`));
-  cpSync(path.join(HERE, name), work, { recursive: true });
+  cpSync(dir, work, { recursive: true });
   mkdirSync(path.join(work, "node_modules"));
   symlinkSync(root, path.join(work, "node_modules", "captaindata-poller"), "dir");
   for (const dep of dependencies) symlinkSync(path.join(root, "node_modules", dep), path.join(work, "node_modules", dep), "dir");
@@ -26,9 +26,9 @@ export async function buildApp(name, { dependencies }) {
     root: work,
     logLevel: "warn",
     configFile: false,
-    mode: "development",
+    mode,
     define: {
-      "process.env.NODE_ENV": JSON.stringify("development"),
+      "process.env.NODE_ENV": JSON.stringify(mode),
       __VUE_OPTIONS_API__: "false",
       __VUE_PROD_DEVTOOLS__: "false",
       __VUE_PROD_HYDRATION_MISMATCH_DETAILS__: "false",

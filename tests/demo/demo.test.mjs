@@ -5,7 +5,7 @@ import { after, before, test } from "node:test";
 import { startDemoServer } from "../../scripts/start.mjs";
 import { startSimServer } from "../../sim/server.mjs";
 import { simChanges, until } from "../support/until.mjs";
-import { launchBrowser, outputPath, rowIds, shownRowIds, startSimulatedRun, trackPackageTimers, untilPackageQuiet, waitForState, watchConsole, untilRowsHeld } from "./browser-fixture.mjs";
+import { heldRowCount, launchBrowser, outputPath, rowIds, shownRowIds, startSimulatedRun, trackPackageTimers, untilPackageQuiet, waitForState, watchConsole, untilRowsHeld } from "./browser-fixture.mjs";
 
 let demo;
 let browser;
@@ -193,6 +193,31 @@ test("50,000 rows: every row once, the DOM holds only the rows in view, scrollin
   // The page still answers input after the run: typing into a field works.
   await page.locator("#job-uid").fill("typed-after-50k");
   assert.equal(await page.locator("#job-uid").inputValue(), "typed-after-50k");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("rows arriving below the view leave the rows shown alone: text selected in the table stays selected", async () => {
+  const { context, page, problems } = await openDemo();
+  // A run of a minute, ended on command once the selection has seen rows arrive.
+  const jobUid = await startSimulatedRun(page, { inputs: 200, rowsPerInput: 5, durationS: 60, pageSize: 100, intervalMs: 150 });
+  await untilRowsHeld(page, 100);
+  const selected = await page.evaluate(() => {
+    const range = document.createRange();
+    range.selectNodeContents(document.querySelector('#results tbody tr[data-id="row-0"] td:nth-child(2)'));
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    return getSelection().toString();
+  });
+  assert.notEqual(selected, "");
+  const held = await heldRowCount(page);
+  await untilRowsHeld(page, held + 200);
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))); // a render since
+  assert.ok((await heldRowCount(page)) > held, "rows arrived meanwhile");
+  assert.equal(await page.evaluate(() => getSelection().toString()), selected, "the selection survived the rows that arrived");
+  demo.sim.finish(jobUid);
+  await waitForState(page, "completed");
+  assert.deepEqual(await shownRowIds(page), rowIds(1000));
   assert.deepEqual(problems, []);
   await context.close();
 });

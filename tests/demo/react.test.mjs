@@ -142,12 +142,14 @@ test("a .wasm answering 404: the app renders and the hook's error is LOAD_FAILED
   await page.close();
 });
 
-test("50,000 rows: one re-render per batch, not per row", async (t) => {
+test("50,000 rows: one re-render per batch, not per row, and one rows array (no batch copies the rows before it)", async (t) => {
   const { jobUid } = demo.sim.createJob({ rows: 50000, durationMs: 2000, pageSize: 1000 });
   const { page, problems } = await openApp(jobUid, { query: "&list=0" });
   await waitForStatus(page, "finished", 60000);
   assert.equal(await page.locator("#count").textContent(), "50000");
-  const { renders, batches, rowsPerRender } = await page.evaluate(() => window.app);
+  const { renders, batches, rowsPerRender, rowArrays } = await page.evaluate(() => window.app);
+  // The idle snapshot's empty array, then the poller's one array, appended in place.
+  assert.ok(rowArrays <= 2, `${rowArrays} rows arrays rendered`);
   const distinct = new Set(rowsPerRender).size - 1; // row counts rendered, past 0
   // StrictMode renders each component twice in development; a row count is rendered once per batch.
   assert.ok(distinct <= batches, `${distinct} row counts rendered for ${batches} batches`);

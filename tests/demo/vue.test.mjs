@@ -1,5 +1,6 @@
 // `captaindata-poller/vue` in a Vue 3 app built by Vite, in Chromium, against the simulator over
-// HTTP: every row once, one poller's requests, silence after unmount, a missing .wasm.
+// HTTP: every row once, one poller's requests, 50,000 rows without a copy per batch, silence
+// after unmount, a missing .wasm.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { JobPoller } from "captaindata-poller";
@@ -58,6 +59,21 @@ test("a growing run: rows appear while it runs, each once, in order", async () =
   }, null, { timeout: 20000 });
   await waitForStatus(page, "finished");
   assert.deepEqual(await shownIds(page), rowIds(300));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("50,000 rows: one update per batch, one rows array (no batch copies the rows before it)", async (t) => {
+  const { jobUid } = demo.sim.createJob({ rows: 50000, durationMs: 2000, pageSize: 1000 });
+  const { page, problems } = await openApp(jobUid, { query: "&list=0" });
+  await waitForStatus(page, "finished", 60000);
+  assert.equal(await page.locator("#count").textContent(), "50000");
+  const { updates, batches, rowArrays } = await page.evaluate(() => window.app);
+  // The poller's one array, appended in place (the first render, on mount, is not an update).
+  assert.equal(rowArrays, 1, `${rowArrays} rows arrays rendered`);
+  // Besides the batches, an update for a status or the end.
+  assert.ok(updates <= 2 * batches + 5, `${updates} updates for ${batches} batches`);
+  t.diagnostic(`50,000 rows: ${batches} batches, ${updates} updates, ${rowArrays} rows arrays`);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -8,7 +8,9 @@ import { useJobPoller } from "captaindata-poller/react";
 const inBrowser = typeof window === "object";
 const params = new URLSearchParams(inBrowser ? location.search : "");
 const origin = inBrowser ? location.origin : "http://127.0.0.1:9";
-export const counters = { firstRenderAt: null, renders: 0, rowsPerRender: [], batches: 0, unmountedAt: null };
+// rowArrays: the `rows` arrays rendered, told apart by a mark (a new array would be a copy).
+export const counters = { firstRenderAt: null, renders: 0, rowsPerRender: [], rowArrays: 0, batches: 0, unmountedAt: null };
+const seen = new WeakSet();
 if (inBrowser) window.app = counters;
 
 function Run({ jobUid }) {
@@ -28,6 +30,8 @@ function Run({ jobUid }) {
   });
   counters.renders += 1;
   counters.rowsPerRender.push(poller.rowCount);
+  if (!seen.has(poller.rows)) counters.rowArrays += 1;
+  seen.add(poller.rows);
   return h(
     "section",
     { "data-status": poller.status, "data-rows": poller.rowCount },
