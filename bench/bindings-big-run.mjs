@@ -10,8 +10,8 @@ import { loadavg } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
-import { buildApp, serveApp } from "../tests/bindings/apps.mjs";
-import { launchBrowser } from "../tests/demo/browser-fixture.mjs";
+import { buildApp, serveApp } from "../scripts/framework-apps.mjs";
+import { launchBrowser } from "../scripts/chromium.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const OUT = path.join(here, "results", "bindings-big-run.json");

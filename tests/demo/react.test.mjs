@@ -6,7 +6,7 @@ import { JobPoller } from "captaindata-poller";
 import { createElement as h } from "react";
 import { renderToString } from "react-dom/server";
 import { App } from "../bindings/react-app/app.js";
-import { apiFetchesAfter, apiFetchesBefore, buildApp, recordFetches, serveApp } from "../bindings/apps.mjs";
+import { apiFetchesAfter, apiFetchesBefore, buildApp, recordFetches, serveApp } from "../../scripts/framework-apps.mjs";
 import { launchBrowser, rowIds, trackPackageTimers, untilPackageQuiet, watchConsole } from "./browser-fixture.mjs";
 
 // The options the app gives the hook (tests/bindings/react-app/main.jsx).

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { JobPoller } from "captaindata-poller";
-import { apiFetchesAfter, apiFetchesBefore, buildApp, recordFetches, serveApp } from "../bindings/apps.mjs";
+import { apiFetchesAfter, apiFetchesBefore, buildApp, recordFetches, serveApp } from "../../scripts/framework-apps.mjs";
 import { launchBrowser, rowIds, trackPackageTimers, untilPackageQuiet, watchConsole } from "./browser-fixture.mjs";
 
 // The options the app gives the composable (tests/bindings/vue-app/main.js).

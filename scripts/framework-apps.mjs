@@ -1,21 +1,21 @@
-// Shared by the binding suites: builds a test app with Vite 7 as an app that installed the
+// Shared by the binding suites and the bench: builds a test app with Vite 7 as an app that installed the
 // package would (the package linked into its node_modules, so "captaindata-poller/react" goes
 // through package.json `exports`), and serves it with the simulator on one origin.
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { build } from "vite";
-import { root } from "../../scripts/exec.mjs";
-import { startDemoServer } from "../../scripts/start.mjs";
+import { root } from "./exec.mjs";
+import { startDemoServer } from "./start.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** The framework test apps (tests/bindings/<name>): the bindings suites and the bench build them. */
+const APPS = path.join(root, "tests", "bindings");
 
 /**
  * Builds tests/bindings/<name> (or `dir`) in development mode (React's StrictMode double effects
  * and dev warnings only exist there; the bindings bench builds for production). Returns `{ dist, remove() }`.
  */
-export async function buildApp(name, { dependencies, dir = path.join(HERE, name), mode = "development" }) {
+export async function buildApp(name, { dependencies, dir = path.join(APPS, name), mode = "development" }) {
   const work = mkdtempSync(path.join(tmpdir(), `captaindata-poller-${name}-`));
   cpSync(dir, work, { recursive: true });
   mkdirSync(path.join(work, "node_modules"));
