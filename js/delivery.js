@@ -45,8 +45,12 @@ function runStatus(told, last) {
   return run;
 }
 
-/** How a refused value is shown in a TypeError, as the wasm glue shows it. */
-export function describe(value) {
+/**
+ * How a refused value is shown in a TypeError. The credentials (`apiKey`, `projectId`) are shown
+ * by type only: a message never echoes them (a worker would serve it to every reader of the run).
+ */
+export function describe(value, name) {
+  if (name === "apiKey" || name === "projectId") return typeof value;
   if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
   if (typeof value === "function") return "a function";
   if (Array.isArray(value)) return "an array";

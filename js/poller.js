@@ -5,10 +5,33 @@
 
 import { Delivery } from "./delivery.js";
 import { CaptainDataError, abortedError, asCaptainDataError } from "./errors.js";
+import { WEBHOOK_OF_ANOTHER_RUN_TEXT } from "./rules.js";
+import { object, pollerOptions, string } from "./options.js";
+import { scheduleOptions, stepOptions } from "./step-options.js";
 import { watchPage } from "./page.js";
 import { transportOf } from "./push-transport.js";
 import { summary } from "./summary.js";
 import { checkTabOptions } from "./tab-options.js";
+
+/**
+ * The wasm module's glue with every option checked first (js/options.js): the wasm reads the
+ * checked values as they are. The tab layer and the push transport build pollers from here too;
+ * `pollStep` and `scheduleWorkflow` check theirs with js/step-options.js.
+ */
+function checking(glue) {
+  const { JobPoller: Wasm } = glue;
+  return {
+    ...glue,
+    // A class whose constructor returns the wasm poller: `new` gives that poller itself.
+    JobPoller: class {
+      constructor(options, receiver) {
+        return new Wasm(pollerOptions(options), receiver);
+      }
+    },
+    classifyWebhook: (payload, jobUid) => glue.classifyWebhook(object("payload", payload), jobUid),
+    classifyV4Status: (status) => glue.classifyV4Status(string("status", status)),
+  };
+}
 
 /**
  * Loads one wasm module, once, on first use. `load()` instantiates it and returns its glue (the
@@ -16,7 +39,8 @@ import { checkTabOptions } from "./tab-options.js";
  * comes from in a LOAD_FAILED message. `sync`: `load()` is synchronous, so the module loads at
  * the first constructor (Node, workerd). A failed load is not final: a later use tries again.
  */
-function moduleLoader({ load, source, sync = false }) {
+function moduleLoader({ load: loadGlue, source, sync = false }) {
+  const load = () => (sync ? checking(loadGlue()) : Promise.resolve(loadGlue()).then(checking));
   let loading = null; // the load in progress or done
   let glue = null; // once loaded
   let failure = null; // why the last synchronous load failed
@@ -89,14 +113,17 @@ export function createApi({ poll, whole, share = () => null, roleOf = (options) 
   };
 
   async function pollStep(options) {
-    const step = await (await everything.ready()).pollStep(options);
+    const module = await everything.ready();
+    const step = await module.pollStep(stepOptions(options));
     if (step.error) await advised(asCaptainDataError(step.error));
     return step;
   }
 
   async function scheduleWorkflow(connection, workflowUid, body) {
     try {
-      return await (await everything.ready()).scheduleWorkflow(connection, workflowUid, body);
+      const module = await everything.ready();
+      const [checked, json] = scheduleOptions(connection, body);
+      return await module.scheduleWorkflow(checked, workflowUid, json);
     } catch (error) {
       throw await advised(asCaptainDataError(error));
     }
@@ -157,12 +184,11 @@ export function createApi({ poll, whole, share = () => null, roleOf = (options) 
     }
 
     webhookReceived(payload) {
+      object("payload", payload);
       if (this.#inner) return this.#inner.webhookReceived(payload);
       // Kept until the module is loaded; another run's payload is refused now, as it is then.
-      const uid = payload?.job_uid;
-      if (typeof payload !== "object" || payload === null || (uid != null && uid !== this.#options.jobUid)) {
-        throw new TypeError("Expected `payload` to be a webhook payload of this poller's `jobUid`");
-      }
+      const uid = payload.job_uid;
+      if (uid != null && uid !== this.#options.jobUid) throw new TypeError(WEBHOOK_OF_ANOTHER_RUN_TEXT);
       this.#webhooks.push(payload);
       return undefined;
     }

@@ -135,6 +135,9 @@ export const CALLBACK_FAILED_TEXT = "onBatch (or the iterator) failed on rows {f
 /** The engine's TIMEOUT message, `{name}` standing for a value. */
 export const TIMEOUT_TEXT = "gave up after maxDurationMs ({maxDurationMs} ms)";
 
+/** The engine's WEBHOOK_OF_ANOTHER_RUN message. */
+export const WEBHOOK_OF_ANOTHER_RUN_TEXT = "The webhook payload's `job_uid` is not this poller's `jobUid`";
+
 /** The class of a v3 run status, in any case: active, paused, succeeded or failed. */
 export function classifyStatus(status) {
   const word = String(status ?? "").toLowerCase();

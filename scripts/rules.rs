@@ -17,7 +17,7 @@ fn main() {
 mod table {
     use captaindata_poller::api::{
         classify_status, classify_v4_status, ErrorCode, Outcome, Page, RunInfo,
-        ALL_INPUTS_FAILED_TEXT,
+        ALL_INPUTS_FAILED_TEXT, OTHER_RUN_TEXT,
     };
     use captaindata_poller::engine::{
         Action, Config, Event, Poller, ReadMode, RequestKind, ABORTED_TEXT,
@@ -216,6 +216,7 @@ mod table {
                 .replace("{maxRequests}", "({maxRequests})"),
             "CALLBACK_FAILED": template(&failed, "0..3", "from..to")?.replace("{from..to}", "{from}..{to}"),
             "ABORTED": ABORTED_TEXT,
+            "WEBHOOK_OF_ANOTHER_RUN": OTHER_RUN_TEXT,
         }))
     }
 

@@ -26,6 +26,7 @@ pub use text::decimal;
 pub use v4_status::{classify_v4_status, V4Status};
 pub use webhook::{
     classify_webhook, Webhook, WebhookError, WebhookKind, WebhookPayload, MAX_ERROR_CHARS,
+    OTHER_RUN_TEXT,
 };
 
 /// What the glue read from a `GET /jobs/{uid}` body.

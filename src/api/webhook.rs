@@ -9,6 +9,9 @@ use alloc::string::String;
 
 use super::first_chars;
 
+/// What a webhook payload naming another run is refused with (`webhookReceived`, `pollStep`).
+pub const OTHER_RUN_TEXT: &str = "The webhook payload's `job_uid` is not this poller's `jobUid`";
+
 /// The event a webhook reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WebhookKind {

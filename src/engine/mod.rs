@@ -65,6 +65,6 @@ pub use protocol::{
 };
 pub use url::{has_version_segment, not_found_text};
 pub use validation::{
-    validate_base_url, validate_interval, validate_path_segment, ConfigError,
+    validate_base_url, validate_interval, validate_path_segment, validate_retry, ConfigError,
     MIN_REMOTE_INTERVAL_MS,
 };

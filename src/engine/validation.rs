@@ -3,8 +3,9 @@
 
 use alloc::string::String;
 
+use super::config::RetryPolicy;
 use super::url::{is_loopback_host, split_host, split_scheme, valid_host, valid_port};
-use crate::api::first_chars;
+use crate::api::{decimal, first_chars};
 
 /// An option failed validation; `option` is the JS option name (`jobUid`, `baseUrl`, …).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,6 +114,22 @@ pub fn validate_interval(interval_ms: u32, base_url: &str) -> Result<(), ConfigE
                   for a baseUrl on localhost, 127.0.0.1 or [::1])"
             .into(),
     })
+}
+
+/// Checks that a retry policy's delays are in order: the shortest not above the longest.
+///
+/// ```
+/// use captaindata_poller::engine::{validate_retry, RetryPolicy};
+/// let retry = RetryPolicy { min_delay_ms: 90_000, ..RetryPolicy::default() };
+/// assert_eq!(validate_retry(&retry).unwrap_err().option, "retry.maxDelayMs");
+/// ```
+pub fn validate_retry(retry: &RetryPolicy) -> Result<(), ConfigError> {
+    if retry.min_delay_ms <= retry.max_delay_ms {
+        return Ok(());
+    }
+    let got = decimal(retry.max_delay_ms.into());
+    let what = ["at least `retry.minDelayMs` (got ", &got, ")"].concat();
+    Err(error("retry.maxDelayMs", what))
 }
 
 fn error(option: &'static str, what: String) -> ConfigError {

@@ -1,29 +1,11 @@
 //! The JS errors the glue throws or rejects with.
 
-use js_sys::{Array, Error, Object, Reflect, TypeError};
+use js_sys::{Error, Object, Reflect, TypeError};
 use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 
-use super::body::js_string;
 use super::payloads::frozen;
 use crate::engine::{ConfigError, PollError};
-
-/// `TypeError("Expected `option` to be <expected> (got <value>)")`.
-pub fn invalid_option(option: &str, expected: &str, got: &JsValue) -> JsValue {
-    let got = describe(option, got);
-    type_error(
-        &[
-            "Expected `",
-            option,
-            "` to be ",
-            expected,
-            " (got ",
-            &got,
-            ")",
-        ]
-        .concat(),
-    )
-}
 
 /// The engine's validation failure as a `TypeError` naming the option.
 pub fn config_error(error: &ConfigError) -> JsValue {
@@ -67,27 +49,4 @@ pub fn poll_error(error: &PollError, cause: Option<JsValue>) -> JsValue {
         let _ = Reflect::set(&js, &"cause".into(), &cause);
     }
     js.into()
-}
-
-/// How a bad value is shown in a message; secrets are shown by type only.
-fn describe(option: &str, value: &JsValue) -> String {
-    if value.is_function() {
-        return "a function".into();
-    }
-    if Array::is_array(value) {
-        return "an array".into();
-    }
-    if value.is_object() {
-        return "an object".into();
-    }
-    // The project id is configuration like the key: a message never echoes it (a worker
-    // would serve the message to every reader of the run).
-    if option == "apiKey" || option == "projectId" {
-        return value.js_typeof().as_string().unwrap_or_default();
-    }
-    if let Some(text) = value.as_string() {
-        let cut: String = text.chars().take(40).collect();
-        return ["\"", &cut, "\""].concat();
-    }
-    js_string(value).unwrap_or_default()
 }

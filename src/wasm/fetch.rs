@@ -11,7 +11,7 @@ use gloo_timers::future::TimeoutFuture;
 use js_sys::{Function, Object, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, Headers, RequestInit, Response};
+use web_sys::{AbortController, RequestInit, Response};
 
 #[wasm_bindgen]
 extern "C" {
@@ -75,7 +75,7 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// Sends one request; `body` (JSON text) makes it a JSON POST.
+/// Sends one request with `body`, if any (JSON text, its `Content-Type` in the headers).
 pub async fn send(
     conn: &Connection,
     method: &str,
@@ -90,15 +90,11 @@ pub async fn send(
     let init = RequestInit::new();
     init.set_method(method);
     init.set_signal(Some(&controller.signal()));
-    match body {
-        Some(body) => match json_headers(&conn.headers) {
-            Ok(headers) => {
-                init.set_headers(&headers);
-                init.set_body(&body.into());
-            }
-            Err(error) => return Answer::NotSent(error),
-        },
-        None => init.set_headers(&conn.headers),
+    // A body's `Content-Type` is in its connection's headers (js/step-options.js): the GETs'
+    // never carry one, which would make a browser ask a CORS preflight first.
+    init.set_headers(&conn.headers);
+    if let Some(body) = body {
+        init.set_body(&body.into());
     }
     let sent = match &conn.fetch {
         // `this` is undefined: a platform fetch (workerd) must not be called on our object.
@@ -151,11 +147,4 @@ async fn receive(sent: Promise) -> Answer {
         hints,
         body,
     }
-}
-
-/// A copy of the shared headers with a JSON content type (the shared ones never carry it).
-fn json_headers(headers: &Object) -> Result<Headers, JsValue> {
-    let copy = Headers::new_with_record_from_str_to_str(headers)?;
-    copy.set("Content-Type", "application/json")?;
-    Ok(copy)
 }

@@ -12,7 +12,7 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::driver::{now_ms, Delivery, End, Session};
 use super::errors::{config_error, poll_error};
-use super::options::{budgets, common, hidden_interval, object, status_every, timer_ms, Options};
+use super::options::{budgets, common, Options};
 use super::payloads::{frozen, run_status, Batch, Completion};
 use super::webhook::webhook_event;
 use crate::api::RunInfo;
@@ -76,20 +76,22 @@ impl Delivery for Receiver {
 #[allow(missing_docs)]
 #[wasm_bindgen]
 impl JobPoller {
-    // Validates the options; throws a `TypeError` naming the first bad one. The callbacks
-    // are the receiver's (js/delivery.js checks them).
+    // Takes the options as js/options.js checked them; throws the `TypeError` of what the
+    // engine refuses (`jobUid`, `baseUrl`, the interval, `cursor`). The callbacks are the
+    // receiver's (js/delivery.js checks them).
     #[wasm_bindgen(constructor)]
-    pub fn new(options: JsValue, receiver: Receiver) -> Result<JobPoller, JsValue> {
-        let options: Options = object(options, "options")?;
+    pub fn new(options: Options, receiver: Receiver) -> Result<JobPoller, JsValue> {
         let mut common = common(&options)?;
         let config = &mut common.config;
-        config.interval_ms =
-            timer_ms("intervalMs", options.get("intervalMs")?, config.interval_ms)?;
+        let number = |name| options.number(name).map(|n| n as u32);
+        config.interval_ms = number("intervalMs").unwrap_or(config.interval_ms);
         validate_interval(config.interval_ms, config.base_url()).map_err(|e| config_error(&e))?;
-        config.status_every = status_every(&options, config.status_every)?;
-        let hidden = options.get("hiddenIntervalMs")?;
-        config.hidden_interval_ms = hidden_interval(hidden, config.hidden_interval_ms)?;
-        budgets(&options, "maxDurationMs", config)?;
+        config.status_every = number("statusEvery").unwrap_or(config.status_every);
+        // `Infinity` pauses polling while the page is hidden.
+        if let Some(hidden) = options.number("hiddenIntervalMs") {
+            config.hidden_interval_ms = hidden.is_finite().then_some(hidden as u32);
+        }
+        budgets(&options, "maxDurationMs", config);
         let engine = Poller::new(common.config, common.cursor.as_deref(), now_ms())
             .map_err(|e| config_error(&e))?;
         let session = Session::new(engine, common.connection, common.signal);

@@ -3,28 +3,29 @@
 //! Not retried: scheduling is not idempotent, and a retry after a lost answer could launch
 //! the workflow twice.
 
-use js_sys::{Promise, JSON};
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use super::body::{error_message, field};
-use super::errors::{config_error, invalid_option, poll_error};
+use super::errors::{config_error, poll_error};
 use super::fetch::{self, Answer, Connection};
 use super::interrupt::{self, Cut};
-use super::options::{connection, object, signal, string, timer_ms, Options, DEFAULT_BASE_URL};
+use super::options::{base_url, connection, Options};
 use super::payloads::{frozen, Scheduled};
 use crate::api::{classify_schedule_failure, http_error_text, NO_RESPONSE_TEXT};
 use crate::engine::{
     not_found_text, validate_base_url, validate_path_segment, Config, ErrorCode, PollError,
 };
 
-// Schedules `workflowUid` with `body`; resolves with `{ jobUid, message, workflow }`.
-// Documented in index.d.ts (see `JobPoller` for why not here).
+// Schedules `workflowUid` with `body` (JSON text); resolves with `{ jobUid, message, workflow }`.
+// The connection and the body are checked by js/options.js. Documented in index.d.ts (see
+// `JobPoller` for why not here).
 #[allow(missing_docs)]
 #[wasm_bindgen(js_name = scheduleWorkflow)]
-pub fn schedule_workflow(connection: JsValue, workflow_uid: JsValue, body: JsValue) -> Promise {
+pub fn schedule_workflow(connection: Options, workflow_uid: JsValue, body: String) -> Promise {
     future_to_promise(async move {
-        let request = prepare(connection, &workflow_uid, &body)?;
+        let request = prepare(connection, &workflow_uid, body)?;
         send(request).await
     })
 }
@@ -38,29 +39,18 @@ struct Request {
     body: String,
 }
 
-fn prepare(options: JsValue, workflow_uid: &JsValue, body: &JsValue) -> Result<Request, JsValue> {
-    let options: Options = object(options, "connection")?;
+fn prepare(options: Options, workflow_uid: &JsValue, body: String) -> Result<Request, JsValue> {
     let uid = workflow_uid.as_string().unwrap_or_default();
     validate_path_segment("workflowUid", &uid).map_err(|e| config_error(&e))?;
-    let base_url = string("baseUrl", options.get("baseUrl")?)?;
-    let base_url = validate_base_url(base_url.as_deref().unwrap_or(DEFAULT_BASE_URL))
-        .map_err(|e| config_error(&e))?;
-    let timeout_ms = timer_ms(
-        "timeoutMs",
-        options.get("timeoutMs")?,
-        Config::DEFAULT_TIMEOUT_MS,
-    )?;
-    let text = JSON::stringify(body).ok().and_then(|t| t.as_string());
-    let Some(text) = text.filter(|_| body.is_object()) else {
-        return Err(invalid_option("body", "a JSON-serialisable object", body));
-    };
+    let base_url = validate_base_url(&base_url(&options)).map_err(|e| config_error(&e))?;
+    let timeout_ms = options.number("timeoutMs").map(|n| n as u32);
     Ok(Request {
-        connection: connection(&options)?,
-        timeout_ms,
-        signal: signal(&options)?,
+        connection: connection(&options),
+        timeout_ms: timeout_ms.unwrap_or(Config::DEFAULT_TIMEOUT_MS),
+        signal: options.value("signal"),
         url: [&base_url, "/workflows/", &uid, "/schedule"].concat(),
         base_url,
-        body: text,
+        body,
     })
 }
 

@@ -10,7 +10,7 @@ use wasm_bindgen_futures::future_to_promise;
 
 use super::driver::{now_ms, Delivery, End, Session};
 use super::errors::config_error;
-use super::options::{budgets, common, object, Options};
+use super::options::{budgets, common, Options};
 use super::payloads::{frozen, StepResult};
 use super::poller::terminal_error;
 use super::webhook::webhook_event;
@@ -23,7 +23,7 @@ use crate::engine::Poller;
 // next step goes on from `cursor`. Documented in index.d.ts (see `JobPoller` for why not here).
 #[allow(missing_docs)]
 #[wasm_bindgen(js_name = pollStep)]
-pub fn poll_step(options: JsValue) -> Promise {
+pub fn poll_step(options: Options) -> Promise {
     let session = match prepare(options) {
         Ok(session) => session,
         Err(error) => return Promise::reject(&error),
@@ -35,16 +35,15 @@ pub fn poll_step(options: JsValue) -> Promise {
     })
 }
 
-fn prepare(options: JsValue) -> Result<Session, JsValue> {
-    let options: Options = object(options, "options")?;
+/// The session of a round from the options js/options.js checked.
+fn prepare(options: Options) -> Result<Session, JsValue> {
     let mut common = common(&options)?;
     let config = &mut common.config;
     config.set_step();
-    budgets(&options, "deadlineMs", config)?;
-    let webhook = options.get("webhook")?;
-    let webhook = match webhook.is_undefined() || webhook.is_null() {
-        true => None,
-        false => Some(webhook_event(&webhook, config.job_uid(), "webhook")?),
+    budgets(&options, "deadlineMs", config);
+    let webhook = match options.value::<JsValue>("webhook") {
+        Some(payload) => Some(webhook_event(&payload, config.job_uid(), "webhook")?),
+        None => None,
     };
     let engine = Poller::new(common.config, common.cursor.as_deref(), now_ms())
         .map_err(|e| config_error(&e))?;

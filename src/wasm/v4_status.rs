@@ -4,7 +4,7 @@
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
-use super::errors::invalid_option;
+use super::errors::type_error;
 use super::payloads::frozen;
 use crate::api::classify_v4_status;
 
@@ -24,7 +24,8 @@ struct V4Status {
 #[wasm_bindgen(js_name = classifyV4Status)]
 pub fn classify_v4_status_js(status: &JsValue) -> Result<JsValue, JsValue> {
     let Some(text) = status.as_string() else {
-        return Err(invalid_option("status", "a string", status));
+        // js/options.js refuses it first, showing the value; this is for direct callers.
+        return Err(type_error("Expected `status` to be a string"));
     };
     let seen = classify_v4_status(&text);
     Ok(frozen(&V4Status {

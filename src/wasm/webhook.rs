@@ -6,8 +6,8 @@
 use wasm_bindgen::prelude::*;
 
 use super::body::field;
-use super::errors::{invalid_option, type_error};
-use crate::api::{Webhook, WebhookError, WebhookPayload};
+use super::errors::type_error;
+use crate::api::{Webhook, WebhookError, WebhookPayload, OTHER_RUN_TEXT};
 use crate::engine::Event;
 
 /// `payload` as an engine event; a payload for another job is a `TypeError`. `name` is how
@@ -26,15 +26,16 @@ pub fn classify_webhook(payload: &JsValue, job_uid: &JsValue) -> Result<JsValue,
 }
 
 fn classified(payload: &JsValue, job_uid: Option<&str>, name: &str) -> Result<Webhook, JsValue> {
-    if !payload.is_object() || payload.is_function() {
-        return Err(invalid_option(name, "an object", payload));
+    // js/options.js refuses it first, showing the value; this is for direct callers.
+    if !payload.is_object() {
+        return Err(type_error(
+            &["Expected `", name, "` to be an object"].concat(),
+        ));
     }
     let uid = field(payload, "job_uid");
     if let Some(job_uid) = job_uid {
         if !uid.is_undefined() && !uid.is_null() && uid.as_string().as_deref() != Some(job_uid) {
-            return Err(type_error(
-                "The webhook payload's `job_uid` is not this poller's `jobUid`",
-            ));
+            return Err(type_error(OTHER_RUN_TEXT));
         }
     }
     let text = |key: &str| field(payload, key).as_string();
