@@ -7,7 +7,9 @@
 // poll with CALLBACK_FAILED and keeps the cursor before the batch. `onStatus`, `onComplete`
 // and `onError` are not awaited; their failures go to `onCallbackError` (or console.error).
 
-const CALLBACKS = ["onBatch", "onStatus", "onComplete", "onError", "onCallbackError"];
+import { invalid, object, read } from "./options.js";
+
+const CALLBACKS = ["onBatch", "onStatus", "onComplete", "onError", "onCallbackError"].map((name) => [name, "function"]);
 
 /**
  * `onStatus`'s frozen `RunStatus` from what the wasm tells (the tab layer copies it into an
@@ -45,18 +47,6 @@ function runStatus(told, last) {
   return run;
 }
 
-/**
- * How a refused value is shown in a TypeError. The credentials (`apiKey`, `projectId`) are shown
- * by type only: a message never echoes them (a worker would serve it to every reader of the run).
- */
-export function describe(value, name) {
-  if (name === "apiKey" || name === "projectId") return typeof value;
-  if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
-  if (typeof value === "function") return "a function";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" && value !== null ? "an object" : String(value);
-}
-
 /** Only objects are awaited: a function with a `then` member is a plain value. */
 function isThenable(value) {
   return typeof value === "object" && value !== null && typeof value.then === "function";
@@ -70,15 +60,8 @@ export class Delivery {
 
   /** Checks the options object and its callbacks (they are used here only). */
   constructor(options) {
-    if (typeof options !== "object" || options === null || Array.isArray(options)) {
-      throw new TypeError(`Expected \`options\` to be an object (got ${describe(options)})`);
-    }
-    for (const name of CALLBACKS) {
-      const callback = options[name];
-      if (callback !== undefined && typeof callback !== "function") {
-        throw new TypeError(`Expected \`${name}\` to be a function (got ${describe(callback)})`);
-      }
-    }
+    if (Array.isArray(options)) throw invalid("options", "an object", options);
+    read(object("options", options), CALLBACKS);
     this.#options = options;
   }
 

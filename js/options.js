@@ -6,9 +6,19 @@
 // its download (docs/size.md). The engine still checks what it owns: the content of `jobUid`,
 // `baseUrl` and `cursor`, and the interval against the base URL.
 
-import { describe } from "./delivery.js";
-
 const MAX_TIMER_MS = 2 ** 31 - 1; // the longest delay setTimeout honours; longer ones fire at once
+
+/**
+ * How a refused value is shown in a TypeError. The credentials (`apiKey`, `projectId`) are shown
+ * by type only: a message never echoes them (a worker would serve it to every reader of the run).
+ */
+export function describe(value, name) {
+  if (name === "apiKey" || name === "projectId") return typeof value;
+  if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
+  if (typeof value === "function") return "a function";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" && value !== null ? "an object" : String(value);
+}
 
 export const invalid = (name, expected, value) => new TypeError(`Expected \`${name}\` to be ${expected} (got ${describe(value, name)})`);
 
@@ -27,6 +37,7 @@ const KINDS = {
   seed: [integer(0, Number.MAX_SAFE_INTEGER), "a non-negative integer"],
   text: [(v) => typeof v === "string" && v !== "", "a non-empty string"],
   string: [(v) => typeof v === "string", "a string"],
+  boolean: [(v) => typeof v === "boolean", "a boolean"],
   function: [(v) => typeof v === "function", "a function"],
   readMode: [(v) => v === "status" || v === "every-tick", '"status" or "every-tick"'],
   signal: [(v) => typeof AbortSignal === "function" && v instanceof AbortSignal, "an AbortSignal"],

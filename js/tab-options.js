@@ -2,14 +2,15 @@
 // cannot share (Node, workerd, Web Workers without Web Locks) they change nothing, and a wrong
 // one is still the TypeError it is in a page.
 
-import { describe } from "./delivery.js";
+import { read } from "./options.js";
 
-const TYPES = { shareAcrossTabs: "boolean", onRoleChange: "function", shareKey: "string" };
+const TAB_OPTIONS = [
+  ["shareAcrossTabs", "boolean"],
+  ["onRoleChange", "function"],
+  ["shareKey", "string"],
+];
 
 /** Throws the TypeError naming `shareAcrossTabs`, `onRoleChange` or `shareKey` when one is of the wrong type. */
 export function checkTabOptions(options) {
-  for (const [name, type] of Object.entries(TYPES)) {
-    const value = options[name];
-    if (value !== undefined && typeof value !== type) throw new TypeError(`Expected \`${name}\` to be a ${type} (got ${describe(value)})`);
-  }
+  read(options, TAB_OPTIONS);
 }
