@@ -38,6 +38,8 @@ export declare const BUDGET_EXHAUSTED_TEXT: string;
 export declare const CALLBACK_FAILED_TEXT: string;
 /** The message of every ABORTED error. */
 export declare const ABORTED_TEXT: string;
+/** The TypeError message of a webhook payload naming another run (`webhookReceived`, `pollStep`). */
+export declare const WEBHOOK_OF_ANOTHER_RUN_TEXT: string;
 /** The class of a v3 run status, in any case (an unknown status is `"active"`). */
 export declare function classifyStatus(status: string | null | undefined): RunClass;
 /** True when `message` says All Inputs Failed (any case). */
