@@ -774,6 +774,7 @@ impl Poller {
             self.lag.tick(self.config.interval_ms, now_ms, running);
         }
         let results_due = guided_tick && self.results_due(&run, now_ms);
+        let was_over = self.ending.over();
         self.next = Next::Fetch(RequestKind::Results);
         match class {
             RunClass::Succeeded => self.ending.succeeded(run.status),
@@ -791,6 +792,15 @@ impl Poller {
                 self.next = pause.into();
             }
             RunClass::Active | RunClass::Paused => self.next = pause.into(),
+        }
+        if !was_over && self.ending.over() {
+            if let Some(ms) = self.ending.first_read_delay(self.tail()) {
+                self.next = Next::Sleep {
+                    ms,
+                    reason: SleepReason::Backoff,
+                    then: RequestKind::Results,
+                };
+            }
         }
         if let Some(Drain::AwaitCount { min_ms }) = self.ending.status_read(self.tail()) {
             self.await_count(min_ms);

@@ -135,6 +135,27 @@ impl Ending {
         self.rereads_left = self.limits.rereads;
     }
 
+    /// The run was just seen over (the status read before this first read of the tail): the
+    /// pause before that read, when the final count says the tail will be full.
+    ///
+    /// Why: a full tail is re-read `reread_delay_ms` after the read that found it, so that a
+    /// next page linked late (results that trail the status) is still found; that guards the
+    /// time after the end, not the number of reads. The first read of such a tail, sent
+    /// `reread_delay_ms` after the status said the run is over, is as late as that re-read
+    /// would be, so it takes its place (one re-read is spent): on a run of whole pages
+    /// (bursty: 3,000 rows) the end downloads the full tail once, not twice. A tail the count
+    /// does not say is full (not counted, behind the rows, or a page not full) is read at
+    /// once, as before: its re-reads are unchanged.
+    pub fn first_read_delay(&mut self, tail: Tail) -> Option<u64> {
+        let rows = tail.len as u64 + tail.count?.checked_sub(tail.offset)?;
+        let whole = rows > 0 && rows.checked_rem(tail.page_size as u64) == Some(0);
+        if !whole || self.rereads_left == 0 {
+            return None;
+        }
+        self.rereads_left -= 1;
+        Some(u64::from(self.limits.reread_delay_ms))
+    }
+
     /// The tail was reached once the run is over: wait for the count, read it again, or
     /// finish.
     pub fn drained(&mut self, tail: Tail) -> Drain {
@@ -266,6 +287,26 @@ mod tests {
             assert_eq!(behind.drained(tail(25, 20, 10)), Drain::Reread { ms: 100 });
         }
         assert_eq!(behind.drained(tail(25, 20, 10)), Drain::Finish);
+    }
+
+    #[test]
+    fn a_tail_the_final_count_fills_is_read_late_once_instead_of_twice() {
+        let mut e = Ending::new(LIMITS, None, 0);
+        e.succeeded("finished".into());
+        // 7 rows read of the tail, 3 more counted: the page will be full.
+        assert_eq!(e.first_read_delay(tail(23, 20, 7)), Some(100));
+        assert_eq!(e.drained(tail(23, 23, 10)), Drain::Finish);
+        // Not counted, counted behind the rows, or a tail not full: read at once.
+        let mut other = Ending::new(LIMITS, None, 0);
+        other.succeeded("finished".into());
+        let uncounted = Tail {
+            count: None,
+            ..tail(0, 20, 7)
+        };
+        assert_eq!(other.first_read_delay(uncounted), None);
+        assert_eq!(other.first_read_delay(tail(19, 20, 10)), None);
+        assert_eq!(other.first_read_delay(tail(22, 20, 7)), None);
+        assert_eq!(other.drained(tail(20, 20, 10)), Drain::Reread { ms: 100 });
     }
 
     #[test]
