@@ -667,7 +667,7 @@ impl Poller {
         Tail {
             count: self.last_run.count(),
             offset: self.position.offset(),
-            len: self.position.last_len(),
+            len: self.position.skip(),
             page_size: self.position.page_size(self.config.page_size),
             count_behind: self.lag.count_behind(),
         }
@@ -687,19 +687,25 @@ impl Poller {
         };
     }
 
+    /// What the end's drain said comes next: wait for the count, read the tail (again) after a
+    /// pause, or finish.
+    fn drain(&mut self, drain: Drain) {
+        self.next = match drain {
+            Drain::AwaitCount { min_ms } => return self.await_count(min_ms),
+            Drain::Reread { ms } => Next::Sleep {
+                ms,
+                reason: SleepReason::Backoff,
+                then: RequestKind::Results,
+            },
+            Drain::Finish => Next::Finish,
+        };
+    }
+
     /// The tail was reached: finish, re-read the tail, read the status, or wait.
     fn after_poll(&mut self) {
         if self.ending.over() {
-            self.next = match self.ending.drained(self.tail()) {
-                Drain::AwaitCount { min_ms } => return self.await_count(min_ms),
-                Drain::Reread { ms } => Next::Sleep {
-                    ms,
-                    reason: SleepReason::Backoff,
-                    then: RequestKind::Results,
-                },
-                Drain::Finish => Next::Finish,
-            };
-            return;
+            let drain = self.ending.drained(self.tail());
+            return self.drain(drain);
         }
         // The mode this poll was made in: results first (every tick, or rows flowing), or
         // status first (the status of this tick was read just before).
@@ -774,7 +780,6 @@ impl Poller {
             self.lag.tick(self.config.interval_ms, now_ms, running);
         }
         let results_due = guided_tick && self.results_due(&run, now_ms);
-        let was_over = self.ending.over();
         self.next = Next::Fetch(RequestKind::Results);
         match class {
             RunClass::Succeeded => self.ending.succeeded(run.status),
@@ -793,17 +798,8 @@ impl Poller {
             }
             RunClass::Active | RunClass::Paused => self.next = pause.into(),
         }
-        if !was_over && self.ending.over() {
-            if let Some(ms) = self.ending.first_read_delay(self.tail()) {
-                self.next = Next::Sleep {
-                    ms,
-                    reason: SleepReason::Backoff,
-                    then: RequestKind::Results,
-                };
-            }
-        }
-        if let Some(Drain::AwaitCount { min_ms }) = self.ending.status_read(self.tail()) {
-            self.await_count(min_ms);
+        if let Some(drain) = self.ending.status_read(self.tail()) {
+            self.drain(drain);
         }
     }
 

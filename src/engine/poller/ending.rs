@@ -5,8 +5,9 @@
 //! ([`crate::api::classify_status`]; "All Inputs Failed" ends it at once, by the coordinator).
 //! Then the results are drained until a page is not full: counts lag, so a full tail page,
 //! or one behind the final count, is read again ([`EndPolicy::rereads`] times,
-//! `reread_delay_ms` apart), and a count seen trailing the rows during the run is waited for
-//! with status reads instead of re-reading a full tail (`count_waits`). A run whose
+//! `reread_delay_ms` apart; a tail the final count fills is first read that long after the
+//! status, which stands for one re-read), and a count seen trailing the rows during the run is
+//! waited for with status reads instead of re-reading a full tail (`count_waits`). A run whose
 //! `/results` still says 404 after its end completes empty only when the API counts no rows
 //! and the 404s are spent (`missing_reads`, counted over every cron round). Then the poll
 //! completes, or fails with JOB_FAILED after delivering the partial rows.
@@ -47,7 +48,8 @@ pub(super) struct Tail {
     pub count: Option<u64>,
     /// Rows delivered.
     pub offset: u64,
-    /// Rows of the last page read.
+    /// Rows of the tail page consumed: the length of the last page read, or before any read,
+    /// what a cursor saved (a cron round resumed at the end knows its tail without reading it).
     pub len: usize,
     /// Rows in a full page.
     pub page_size: usize,
@@ -135,27 +137,6 @@ impl Ending {
         self.rereads_left = self.limits.rereads;
     }
 
-    /// The run was just seen over (the status read before this first read of the tail): the
-    /// pause before that read, when the final count says the tail will be full.
-    ///
-    /// Why: a full tail is re-read `reread_delay_ms` after the read that found it, so that a
-    /// next page linked late (results that trail the status) is still found; that guards the
-    /// time after the end, not the number of reads. The first read of such a tail, sent
-    /// `reread_delay_ms` after the status said the run is over, is as late as that re-read
-    /// would be, so it takes its place (one re-read is spent): on a run of whole pages
-    /// (bursty: 3,000 rows) the end downloads the full tail once, not twice. A tail the count
-    /// does not say is full (not counted, behind the rows, or a page not full) is read at
-    /// once, as before: its re-reads are unchanged.
-    pub fn first_read_delay(&mut self, tail: Tail) -> Option<u64> {
-        let rows = tail.len as u64 + tail.count?.checked_sub(tail.offset)?;
-        let whole = rows > 0 && rows.checked_rem(tail.page_size as u64) == Some(0);
-        if !whole || self.rereads_left == 0 {
-            return None;
-        }
-        self.rereads_left -= 1;
-        Some(u64::from(self.limits.reread_delay_ms))
-    }
-
     /// The tail was reached once the run is over: wait for the count, read it again, or
     /// finish.
     pub fn drained(&mut self, tail: Tail) -> Drain {
@@ -173,10 +154,28 @@ impl Ending {
     }
 
     /// A status was read while the run is over: when it was the one awaited for a trailing
-    /// count, whether to wait again (`Some`); otherwise the tail is read next.
+    /// count, whether to wait again; otherwise whether to pause before the tail is read
+    /// (`Some`), or read it at once.
+    ///
+    /// The pause: a full tail is re-read `reread_delay_ms` after the read that found it, so
+    /// that a next page linked late (results that trail the status) is still found; what that
+    /// guards is the time after the end, not the number of reads. So when the count says the
+    /// tail will be full, the tail is read `reread_delay_ms` after this status, as late as that
+    /// re-read would be, and that read is the re-read (one is spent): a run of whole pages
+    /// (bursty's 3,000 rows) downloads its full tail once at the end, not twice. A tail the
+    /// count does not fill (not counted, behind the rows, a page not full) is read at once
+    /// and re-read as before.
     pub fn status_read(&mut self, tail: Tail) -> Option<Drain> {
-        if !self.awaiting_count || self.end.is_none() {
-            return None;
+        self.end.as_ref()?;
+        if !self.awaiting_count {
+            let rows = tail.len as u64 + tail.count?.checked_sub(tail.offset)?;
+            let full = rows > 0 && rows.checked_rem(tail.page_size as u64) == Some(0);
+            if !full || self.rereads_left == 0 {
+                return None;
+            }
+            self.rereads_left -= 1;
+            let ms = u64::from(self.limits.reread_delay_ms);
+            return Some(Drain::Reread { ms });
         }
         self.awaiting_count = false;
         if self.count_awaited(tail) {
@@ -294,7 +293,8 @@ mod tests {
         let mut e = Ending::new(LIMITS, None, 0);
         e.succeeded("finished".into());
         // 7 rows read of the tail, 3 more counted: the page will be full.
-        assert_eq!(e.first_read_delay(tail(23, 20, 7)), Some(100));
+        let filled = Some(Drain::Reread { ms: 100 });
+        assert_eq!(e.status_read(tail(23, 20, 7)), filled);
         assert_eq!(e.drained(tail(23, 23, 10)), Drain::Finish);
         // Not counted, counted behind the rows, or a tail not full: read at once.
         let mut other = Ending::new(LIMITS, None, 0);
@@ -303,9 +303,9 @@ mod tests {
             count: None,
             ..tail(0, 20, 7)
         };
-        assert_eq!(other.first_read_delay(uncounted), None);
-        assert_eq!(other.first_read_delay(tail(19, 20, 10)), None);
-        assert_eq!(other.first_read_delay(tail(22, 20, 7)), None);
+        assert_eq!(other.status_read(uncounted), None);
+        assert_eq!(other.status_read(tail(19, 20, 10)), None);
+        assert_eq!(other.status_read(tail(22, 20, 7)), None);
         assert_eq!(other.drained(tail(20, 20, 10)), Drain::Reread { ms: 100 });
     }
 
