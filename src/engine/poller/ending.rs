@@ -144,13 +144,15 @@ impl Ending {
             return self.await_count();
         }
         match self.reread_due(tail) {
-            true => {
-                self.rereads_left -= 1;
-                let ms = u64::from(self.limits.reread_delay_ms);
-                Drain::Reread { ms }
-            }
+            true => self.reread(),
             false => Drain::Finish,
         }
+    }
+
+    fn reread(&mut self) -> Drain {
+        self.rereads_left -= 1;
+        let ms = u64::from(self.limits.reread_delay_ms);
+        Drain::Reread { ms }
     }
 
     /// A status was read while the run is over: when it was the one awaited for a trailing
@@ -160,22 +162,21 @@ impl Ending {
     /// The pause: a full tail is re-read `reread_delay_ms` after the read that found it, so
     /// that a next page linked late (results that trail the status) is still found; what that
     /// guards is the time after the end, not the number of reads. So when the count says the
-    /// tail will be full, the tail is read `reread_delay_ms` after this status, as late as that
-    /// re-read would be, and that read is the re-read (one is spent): a run of whole pages
-    /// (bursty's 3,000 rows) downloads its full tail once at the end, not twice. A tail the
-    /// count does not fill (not counted, behind the rows, a page not full) is read at once
-    /// and re-read as before.
+    /// tail will end full (the rows of the tail page and those counted past the rows
+    /// delivered make whole pages), the tail is read `reread_delay_ms` after this status, as
+    /// late as that re-read would be, and that read is the re-read (one is spent): a run of
+    /// whole pages (bursty's 3,000 rows) downloads its full tail once at the end, not twice.
+    /// Any other tail (not counted, counted behind the rows, ending part full) is read at once
+    /// and re-read as before. A wrong guess costs a pause or a re-read, never a row: whichever
+    /// read finishes, it was sent `reread_delay_ms` after a status that said the run is over.
     pub fn status_read(&mut self, tail: Tail) -> Option<Drain> {
         self.end.as_ref()?;
         if !self.awaiting_count {
-            let rows = tail.len as u64 + tail.count?.checked_sub(tail.offset)?;
-            let full = rows > 0 && rows.checked_rem(tail.page_size as u64) == Some(0);
-            if !full || self.rereads_left == 0 {
-                return None;
-            }
-            self.rereads_left -= 1;
-            let ms = u64::from(self.limits.reread_delay_ms);
-            return Some(Drain::Reread { ms });
+            let rows = tail
+                .len
+                .saturating_add(tail.count?.checked_sub(tail.offset)? as usize);
+            let whole = rows > 0 && rows.checked_rem(tail.page_size) == Some(0);
+            return (whole && self.rereads_left > 0).then(|| self.reread());
         }
         self.awaiting_count = false;
         if self.count_awaited(tail) {
@@ -230,13 +231,13 @@ impl Ending {
     /// How the poll ends: `Ok(status)` completes, `Err(message)` is JOB_FAILED; `None` while
     /// the run is not over.
     pub fn outcome(&self) -> Option<Result<String, String>> {
-        match self.end.clone()? {
-            End::Succeeded(status) => Some(Ok(status)),
+        match self.end.as_ref()? {
+            End::Succeeded(status) => Some(Ok(status.clone())),
             End::Failed { status, message } => {
-                let mut text = ["the run ended with status \"", &status, "\""].concat();
+                let mut text = ["the run ended with status \"", status, "\""].concat();
                 if let Some(m) = message {
                     text.push_str(": ");
-                    text.push_str(&m);
+                    text.push_str(m);
                 }
                 Some(Err(text))
             }
