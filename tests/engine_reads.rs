@@ -368,3 +368,68 @@ fn an_exact_count_is_still_trusted_on_a_busy_machine() {
         assert!(guided.p95_ms * 10 <= every.p95_ms * 14, "{detail}");
     }
 }
+
+/// Rows downloaded by the results reads of `run` (status-guided, exact timing), and how many
+/// reads of a full page came after the status said the run is over.
+fn rows_read(run: Run) -> (u64, u64) {
+    let config = Config::new(BASE, "job-1").unwrap();
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let (mut now, mut rows, mut full_after_end, mut over) = (0, 0, 0, false);
+    for _ in 0..100_000 {
+        match poller.next_action(now) {
+            Action::Fetch(req) => {
+                let available = run.available(now);
+                let outcome = match req.kind {
+                    RequestKind::Run => {
+                        over |= run.status(now) == "finished";
+                        Outcome::Run(RunInfo {
+                            status: run.status(now).into(),
+                            row_count: Some(available),
+                            ..RunInfo::default()
+                        })
+                    }
+                    RequestKind::Results => {
+                        let k = page_of(&req.url);
+                        let (first, end) = (k * run.page, ((k + 1) * run.page).min(available));
+                        let len = end.saturating_sub(first);
+                        rows += len;
+                        full_after_end += u64::from(over && len == run.page);
+                        let next =
+                            (available > (k + 1) * run.page).then(|| format!("?page={}", k + 1));
+                        Outcome::Results(Page {
+                            len: len as usize,
+                            has_next_page: next.is_some(),
+                            next,
+                            keys: None,
+                        })
+                    }
+                };
+                now += REQUEST_MS;
+                respond(&mut poller, &req, outcome, now);
+            }
+            Action::Sleep { ms, .. } => {
+                now += u64::from(ms);
+                poller.handle(Event::TimerFired, now);
+            }
+            Action::Emit(_) => poller.handle(Event::BatchDone, now),
+            Action::Status { .. } => {}
+            Action::Complete(summary) => {
+                assert_eq!(summary.total_results, run.rows);
+                return (rows, full_after_end);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    panic!("the poller never ended");
+}
+
+#[test]
+fn a_run_of_whole_pages_downloads_its_full_tail_once_at_the_end() {
+    // Bursty: 30 bursts of 100 rows, three whole pages. Each burst's page is read once
+    // (100 + 200 + … + 1000 rows, three times: 16,500), each full page once more to learn
+    // its `next` (2,000), and the full tail once after the end: read `reread_delay_ms` after
+    // the status said so, it is the re-read a full tail needs (it used to be read at once,
+    // then again: 19,500 rows).
+    let (rows, full_after_end) = rows_read(BURSTY);
+    assert_eq!((rows, full_after_end), (18_500, 1));
+}

@@ -1175,9 +1175,30 @@ fn a_full_tail_page_is_read_again_a_bounded_number_of_times() {
         RequestKind::Results => page(0..3, None),
     });
     assert_eq!(log.complete.map(|s| s.total_results), Some(3));
-    // The count agrees with the rows: the first read, the status, the drain, one re-read.
-    assert_eq!(log.fetches.len(), 4);
-    assert!(log.sleeps.iter().all(|s| *s == (100, SleepReason::Backoff)));
+    // The count agrees with the rows and says the tail is full: the first read, the status,
+    // and the drain `reread_delay_ms` after it, which is the one re-read.
+    assert_eq!(log.fetches.len(), 3);
+    assert_eq!(log.sleeps, vec![(100, SleepReason::Backoff)]);
+}
+
+#[test]
+fn a_cron_round_at_the_end_reads_a_tail_the_count_fills_once() {
+    // A round resumed 900 rows into the third page; the status says finished and counts
+    // 3,000: the tail will be full. It is read once, `reread_delay_ms` after the status (the
+    // re-read a full tail needs), not at once and again.
+    let mut config = config();
+    config.step_mode = true;
+    let cursor = config.cursor_at(2_900, 1_000);
+    let mut poller = Poller::new(config, Some(&cursor), 0).unwrap();
+    let log = drive(&mut poller, 0, |req, _| match req.kind {
+        RequestKind::Run => run("finished", 3_000),
+        RequestKind::Results => page(2_000..3_000, None),
+    });
+    assert_eq!(log.complete.map(|s| s.total_results), Some(3_000));
+    let kinds: Vec<RequestKind> = log.fetches.iter().map(|f| f.kind).collect();
+    assert_eq!(kinds, [RequestKind::Run, RequestKind::Results]);
+    assert_eq!(log.sleeps, vec![(100, SleepReason::Backoff)]);
+    assert_eq!(log.delivered, (2_900..3_000).collect::<Vec<u64>>());
 }
 
 #[test]

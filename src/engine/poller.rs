@@ -667,7 +667,7 @@ impl Poller {
         Tail {
             count: self.last_run.count(),
             offset: self.position.offset(),
-            len: self.position.last_len(),
+            len: self.position.skip(),
             page_size: self.position.page_size(self.config.page_size),
             count_behind: self.lag.count_behind(),
         }
@@ -792,8 +792,16 @@ impl Poller {
             }
             RunClass::Active | RunClass::Paused => self.next = pause.into(),
         }
-        if let Some(Drain::AwaitCount { min_ms }) = self.ending.status_read(self.tail()) {
-            self.await_count(min_ms);
+        match self.ending.status_read(self.tail()) {
+            Some(Drain::AwaitCount { min_ms }) => self.await_count(min_ms),
+            Some(Drain::Reread { ms }) => {
+                self.next = Next::Sleep {
+                    ms,
+                    reason: SleepReason::Backoff,
+                    then: RequestKind::Results,
+                }
+            }
+            _ => {}
         }
     }
 

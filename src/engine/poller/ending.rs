@@ -5,8 +5,9 @@
 //! ([`crate::api::classify_status`]; "All Inputs Failed" ends it at once, by the coordinator).
 //! Then the results are drained until a page is not full: counts lag, so a full tail page,
 //! or one behind the final count, is read again ([`EndPolicy::rereads`] times,
-//! `reread_delay_ms` apart), and a count seen trailing the rows during the run is waited for
-//! with status reads instead of re-reading a full tail (`count_waits`). A run whose
+//! `reread_delay_ms` apart; a tail the final count fills is first read that long after the
+//! status, which stands for one re-read), and a count seen trailing the rows during the run is
+//! waited for with status reads instead of re-reading a full tail (`count_waits`). A run whose
 //! `/results` still says 404 after its end completes empty only when the API counts no rows
 //! and the 404s are spent (`missing_reads`, counted over every cron round). Then the poll
 //! completes, or fails with JOB_FAILED after delivering the partial rows.
@@ -47,7 +48,8 @@ pub(super) struct Tail {
     pub count: Option<u64>,
     /// Rows delivered.
     pub offset: u64,
-    /// Rows of the last page read.
+    /// Rows of the tail page consumed: the length of the last page read, or before any read,
+    /// what a cursor saved (a cron round resumed at the end knows its tail without reading it).
     pub len: usize,
     /// Rows in a full page.
     pub page_size: usize,
@@ -142,20 +144,39 @@ impl Ending {
             return self.await_count();
         }
         match self.reread_due(tail) {
-            true => {
-                self.rereads_left -= 1;
-                let ms = u64::from(self.limits.reread_delay_ms);
-                Drain::Reread { ms }
-            }
+            true => self.reread(),
             false => Drain::Finish,
         }
     }
 
+    fn reread(&mut self) -> Drain {
+        self.rereads_left -= 1;
+        let ms = u64::from(self.limits.reread_delay_ms);
+        Drain::Reread { ms }
+    }
+
     /// A status was read while the run is over: when it was the one awaited for a trailing
-    /// count, whether to wait again (`Some`); otherwise the tail is read next.
+    /// count, whether to wait again; otherwise whether to pause before the tail is read
+    /// (`Some`), or read it at once.
+    ///
+    /// The pause: a full tail is re-read `reread_delay_ms` after the read that found it, so
+    /// that a next page linked late (results that trail the status) is still found; what that
+    /// guards is the time after the end, not the number of reads. So when the count says the
+    /// tail will end full (the rows of the tail page and those counted past the rows
+    /// delivered make whole pages), the tail is read `reread_delay_ms` after this status, as
+    /// late as that re-read would be, and that read is the re-read (one is spent): a run of
+    /// whole pages (bursty's 3,000 rows) downloads its full tail once at the end, not twice.
+    /// Any other tail (not counted, counted behind the rows, ending part full) is read at once
+    /// and re-read as before. A wrong guess costs a pause or a re-read, never a row: whichever
+    /// read finishes, it was sent `reread_delay_ms` after a status that said the run is over.
     pub fn status_read(&mut self, tail: Tail) -> Option<Drain> {
-        if !self.awaiting_count || self.end.is_none() {
-            return None;
+        self.end.as_ref()?;
+        if !self.awaiting_count {
+            let rows = tail
+                .len
+                .saturating_add(tail.count?.checked_sub(tail.offset)? as usize);
+            let whole = rows > 0 && rows.checked_rem(tail.page_size) == Some(0);
+            return (whole && self.rereads_left > 0).then(|| self.reread());
         }
         self.awaiting_count = false;
         if self.count_awaited(tail) {
@@ -210,13 +231,13 @@ impl Ending {
     /// How the poll ends: `Ok(status)` completes, `Err(message)` is JOB_FAILED; `None` while
     /// the run is not over.
     pub fn outcome(&self) -> Option<Result<String, String>> {
-        match self.end.clone()? {
-            End::Succeeded(status) => Some(Ok(status)),
+        match self.end.as_ref()? {
+            End::Succeeded(status) => Some(Ok(status.clone())),
             End::Failed { status, message } => {
-                let mut text = ["the run ended with status \"", &status, "\""].concat();
+                let mut text = ["the run ended with status \"", status, "\""].concat();
                 if let Some(m) = message {
                     text.push_str(": ");
-                    text.push_str(&m);
+                    text.push_str(m);
                 }
                 Some(Err(text))
             }
@@ -266,6 +287,27 @@ mod tests {
             assert_eq!(behind.drained(tail(25, 20, 10)), Drain::Reread { ms: 100 });
         }
         assert_eq!(behind.drained(tail(25, 20, 10)), Drain::Finish);
+    }
+
+    #[test]
+    fn a_tail_the_final_count_fills_is_read_late_once_instead_of_twice() {
+        let mut e = Ending::new(LIMITS, None, 0);
+        e.succeeded("finished".into());
+        // 7 rows read of the tail, 3 more counted: the page will be full.
+        let filled = Some(Drain::Reread { ms: 100 });
+        assert_eq!(e.status_read(tail(23, 20, 7)), filled);
+        assert_eq!(e.drained(tail(23, 23, 10)), Drain::Finish);
+        // Not counted, counted behind the rows, or a tail not full: read at once.
+        let mut other = Ending::new(LIMITS, None, 0);
+        other.succeeded("finished".into());
+        let uncounted = Tail {
+            count: None,
+            ..tail(0, 20, 7)
+        };
+        assert_eq!(other.status_read(uncounted), None);
+        assert_eq!(other.status_read(tail(19, 20, 10)), None);
+        assert_eq!(other.status_read(tail(22, 20, 7)), None);
+        assert_eq!(other.drained(tail(20, 20, 10)), Drain::Reread { ms: 100 });
     }
 
     #[test]

@@ -30,8 +30,6 @@ pub(super) struct Position {
     paged_len: usize,
     /// Largest length of any page read.
     largest_len: usize,
-    /// Length of the last page read: a full tail is read again at the end.
-    last_len: usize,
 }
 
 /// Where a page's `paging.next` leads.
@@ -76,11 +74,6 @@ impl Position {
         self.page.is_none()
     }
 
-    /// Length of the last page read.
-    pub fn last_len(&self) -> usize {
-        self.last_len
-    }
-
     /// Rows in a full page: the API's, once it paged, else `configured` (or a longer page
     /// seen).
     pub fn page_size(&self, configured: usize) -> usize {
@@ -106,7 +99,6 @@ impl Position {
             self.page = Some(next);
             self.skip = 0;
         }
-        self.last_len = len;
         self.largest_len = self.largest_len.max(len);
         let keys = keys.unwrap_or_default();
         let repeated = keys
@@ -205,7 +197,7 @@ mod tests {
                 offset: 3
             })
         );
-        assert_eq!((p.offset(), p.skip(), p.last_len()), (5, 5, 5));
+        assert_eq!((p.offset(), p.skip()), (5, 5));
     }
 
     #[test]
