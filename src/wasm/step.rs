@@ -58,8 +58,21 @@ fn prepare(options: JsValue) -> Result<Session, JsValue> {
 /// What a round collects: its rows (an array per batch) and the last status read.
 #[derive(Default)]
 struct Round {
-    batches: Array,
+    batches: RefCell<Vec<Array>>,
     status: RefCell<Option<String>>,
+}
+
+impl Round {
+    /// Every row of the round, in order, in a fresh array: a lone batch is one already (the
+    /// usual round, which `Array.prototype.flat` would copy for nothing).
+    fn results(&self) -> Array {
+        let mut batches = self.batches.take();
+        match batches.len() {
+            0 => Array::new(),
+            1 => batches.swap_remove(0),
+            _ => batches.iter().collect::<Array>().flat(1),
+        }
+    }
 }
 
 impl Delivery for Round {
@@ -69,7 +82,7 @@ impl Delivery for Round {
         _: u64,
         _: &dyn Fn() -> String,
     ) -> LocalBoxFuture<'_, Result<(), JsValue>> {
-        self.batches.push(&rows);
+        self.batches.borrow_mut().push(rows);
         Box::pin(ready(Ok(())))
     }
 
@@ -93,7 +106,7 @@ fn result(session: &Session, round: Round, end: End) -> JsValue {
         }
     };
     frozen(&StepResult {
-        results: round.batches.flat(1).into(),
+        results: round.results().into(),
         cursor: session.cursor(),
         status: status.unwrap_or_else(|| "unknown".into()),
         done,
