@@ -58,19 +58,19 @@ fn prepare(options: JsValue) -> Result<Session, JsValue> {
 /// What a round collects: its rows (an array per batch) and the last status read.
 #[derive(Default)]
 struct Round {
-    batches: RefCell<Vec<Array>>,
+    batches: Array,
     status: RefCell<Option<String>>,
 }
 
 impl Round {
-    /// Every row of the round, in order, in a fresh array: a lone batch is one already (the
-    /// usual round, which `Array.prototype.flat` would copy for nothing).
-    fn results(&self) -> Array {
-        let mut batches = self.batches.take();
-        match batches.len() {
-            0 => Array::new(),
-            1 => batches.swap_remove(0),
-            _ => batches.iter().collect::<Array>().flat(1),
+    /// Every row of the round, in order, in a fresh array: no batch is the (fresh, empty)
+    /// array of batches, and a lone batch is one already (the usual round, which
+    /// `Array.prototype.flat` would copy for nothing).
+    fn results(self) -> Array {
+        match self.batches.length() {
+            0 => self.batches,
+            1 => self.batches.get(0).unchecked_into(),
+            _ => self.batches.flat(1),
         }
     }
 }
@@ -82,7 +82,7 @@ impl Delivery for Round {
         _: u64,
         _: &dyn Fn() -> String,
     ) -> LocalBoxFuture<'_, Result<(), JsValue>> {
-        self.batches.borrow_mut().push(rows);
+        self.batches.push(&rows);
         Box::pin(ready(Ok(())))
     }
 
@@ -94,6 +94,7 @@ impl Delivery for Round {
 /// The end of a round: `{ results, cursor, status, done, error?, requests }`.
 fn result(session: &Session, round: Round, end: End) -> JsValue {
     let last_status = round.status.take();
+    let rows = round.results();
     let (done, status, error) = match end {
         // A step has no stop(): only its signal ends it early (ABORTED).
         End::Yield | End::Stopped(_) => (false, last_status, JsValue::UNDEFINED),
@@ -106,7 +107,7 @@ fn result(session: &Session, round: Round, end: End) -> JsValue {
         }
     };
     frozen(&StepResult {
-        results: round.results().into(),
+        results: rows.into(),
         cursor: session.cursor(),
         status: status.unwrap_or_else(|| "unknown".into()),
         done,
