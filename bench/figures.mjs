@@ -186,6 +186,8 @@ function stepFigures(cpuMicros, threadMicros, requests, calibration) {
     oneRequest: { rounds: where((n) => n <= 1).length, cpuMs: spread(where((n) => n <= 1)) },
     moreRequests: { rounds: where((n) => n > 1).length, cpuMs: spread(where((n) => n > 1)) },
     bareFetch: calibration && { statusMs: spread(ms(calibration.statusMicros)), pageMs: spread(ms(calibration.pageMicros)) },
+    // The package alone: a status round with no HTTP (in workerd, the carrying taken off).
+    packageMs: calibration?.packageMicros && spread(ms(calibration.packageMicros.map((us) => Math.max(0, us - (carrying || 0))))),
   };
 }
 

@@ -98,12 +98,13 @@ export function stepCpuLine(report) {
   const p = (spread) => `${fixed(spread?.p50)} / ${fixed(spread?.p95)} ms`;
   const thread = step.threadCpuMs ? `; main thread alone ${p(step.threadCpuMs)} (the rest is V8's compiler and GC threads)` : "";
   const bare = step.bareFetch ? `; a bare Node \`fetch\` + \`json()\` in the same process costs ${p(step.bareFetch.statusMs)} for a status and ${p(step.bareFetch.pageMs)} for a 1000-row page` : "";
-  const node = `\`pollStep\` CPU per round on bursty in Node, p50 / p95: all ${step.rounds} rounds ${p(step.cpuMs)}${thread}; the ${step.oneRequest.rounds} rounds of one request (the status) ${p(step.oneRequest.cpuMs)}, the ${step.moreRequests.rounds} that also read results ${p(step.moreRequests.cpuMs)}${bare}.`;
+  const alone = (st) => (st.packageMs ? `; the package alone (a status round whose \`fetch\` answers a parsed status at once, no HTTP) ${p(st.packageMs)}` : "");
+  const node = `\`pollStep\` CPU per round on bursty in Node, p50 / p95: all ${step.rounds} rounds ${p(step.cpuMs)}${thread}; the ${step.oneRequest.rounds} rounds of one request (the status) ${p(step.oneRequest.cpuMs)}, the ${step.moreRequests.rounds} that also read results ${p(step.moreRequests.cpuMs)}${bare}${alone(step)}.`;
   const w = find(report, "bursty", "library-step-workerd")?.step;
   if (!w?.moreRequests) return node;
   const wBare = w.bareFetch ? `; in the same Worker a bare \`fetch\` + \`json()\` costs ${p(w.bareFetch.statusMs)} for a status and ${p(w.bareFetch.pageMs)} for a 1000-row page` : "";
   const carry = w.dispatchMs ? `; carrying a request in (a request that does nothing) ${p(w.dispatchMs)}, its median taken off each round: ${p(w.ownCpuMs)}` : "";
-  return `${node} In workerd (every thread of its process): all ${w.rounds} rounds ${p(w.cpuMs)}${carry}; the ${w.oneRequest.rounds} rounds of one request ${p(w.oneRequest.cpuMs)}, the ${w.moreRequests.rounds} that also read results ${p(w.moreRequests.cpuMs)}${wBare}.`;
+  return `${node} In workerd (every thread of its process): all ${w.rounds} rounds ${p(w.cpuMs)}${carry}; the ${w.oneRequest.rounds} rounds of one request ${p(w.oneRequest.cpuMs)}, the ${w.moreRequests.rounds} that also read results ${p(w.moreRequests.cpuMs)}${wBare}${w.packageMs ? `${alone(w)}, the carrying taken off` : ""}.`;
 }
 
 /** The ratio table, markdown. */

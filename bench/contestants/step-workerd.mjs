@@ -73,7 +73,8 @@ export function createStepWorkerd(options) {
   /**
    * 15 requests that do nothing (what Miniflare's dispatch into workerd costs, which a cron
    * trigger does not go through), then bare reads of a finished 1000-row run (not the
-   * workload's), 15 each: all an interval apart.
+   * workload's), and status rounds whose `fetch` answers at once (the package alone), 15
+   * each: all an interval apart.
    */
   async function calibrate() {
     if (!calibrationJobUid || !workerd) return undefined;
@@ -84,6 +85,7 @@ export function createStepWorkerd(options) {
       dispatchMicros: await measure("/nothing", {}),
       statusMicros: await measure("/bare", { url: run, headers }),
       pageMicros: await measure("/bare", { url: `${run}/results`, headers }),
+      packageMicros: await measure("/alone", { jobUid: calibrationJobUid, retry, deadlineMs }),
     };
   }
 

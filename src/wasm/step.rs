@@ -61,6 +61,19 @@ struct Round {
     status: RefCell<Option<String>>,
 }
 
+impl Round {
+    /// Every row of the round, in order, in a fresh array: no batch is the (fresh, empty)
+    /// array of batches, and a lone batch is one already (the usual round, which
+    /// `Array.prototype.flat` would copy for nothing).
+    fn results(self) -> Array {
+        match self.batches.length() {
+            0 => self.batches,
+            1 => self.batches.get(0).unchecked_into(),
+            _ => self.batches.flat(1),
+        }
+    }
+}
+
 impl Delivery for Round {
     fn batch(
         &self,
@@ -80,6 +93,7 @@ impl Delivery for Round {
 /// The end of a round: `{ results, cursor, status, done, error?, requests }`.
 fn result(session: &Session, round: Round, end: End) -> JsValue {
     let last_status = round.status.take();
+    let rows = round.results();
     let (done, status, error) = match end {
         // A step has no stop(): only its signal ends it early (ABORTED).
         End::Yield | End::Stopped(_) => (false, last_status, JsValue::UNDEFINED),
@@ -92,7 +106,7 @@ fn result(session: &Session, round: Round, end: End) -> JsValue {
         }
     };
     frozen(&StepResult {
-        results: round.batches.flat(1).into(),
+        results: rows.into(),
         cursor: session.cursor(),
         status: status.unwrap_or_else(|| "unknown".into()),
         done,

@@ -1,9 +1,17 @@
 // The Worker the workerd contestant runs (bench/contestants/step-workerd.mjs): one `pollStep`
 // round per POST /step, as a cron Worker's scheduled handler runs it, answering only what the
 // bench records (row indexes, the cursor, the ending), so serialising rows is not counted as
-// the round's work. The contestant measures two more requests the same way: POST /bare, a bare
-// `fetch` + `json()` of a URL, and POST /nothing, what carrying a request into workerd costs.
+// the round's work. The contestant measures three more requests the same way: POST /bare, a bare
+// `fetch` + `json()` of a URL, POST /nothing, what carrying a request into workerd costs, and
+// POST /alone, a status round of the package with no HTTP (its `fetch` answers at once).
 import { pollStep } from "../../../dist/workerd.js";
+
+/** A `fetch` answering a parsed pending status of `jobUid` at once: no HTTP, no JSON text. */
+function answerPending(jobUid) {
+  const headers = new Headers();
+  const body = { uid: jobUid, status: "pending", row_count: 0, total_row_count: 0, error_message: null };
+  return () => Promise.resolve({ status: 200, headers, json: () => Promise.resolve(body) });
+}
 
 export default {
   async fetch(request, env) {
@@ -16,7 +24,9 @@ export default {
       return Response.json({ ok: parsed !== null });
     }
     const { jobUid, retry, deadlineMs, cursor } = body;
-    const step = await pollStep({ baseUrl: env.BASE_URL, apiKey: env.API_KEY, projectId: env.PROJECT_ID, jobUid, retry, deadlineMs, cursor });
+    // POST /alone: a status round whose `fetch` answers a parsed pending status at once.
+    const answering = pathname === "/alone" ? answerPending(jobUid) : undefined;
+    const step = await pollStep({ baseUrl: env.BASE_URL, apiKey: env.API_KEY, projectId: env.PROJECT_ID, jobUid, retry, deadlineMs, cursor, fetch: answering });
     return Response.json({
       indexes: step.results.map((row) => row.index),
       cursor: step.cursor,
