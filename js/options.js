@@ -75,6 +75,12 @@ function retry(value) {
   return out;
 }
 
+/** Where requests go and how long each may take: every call's options start with these. */
+export const ENDPOINT = [
+  ["baseUrl", "text"],
+  ["timeoutMs", "ms"],
+];
+
 /** `headers.set(name, value)` unless `value` is undefined; `refused()` when it is not a header value. */
 function setHeader(headers, name, value, refused) {
   try {
@@ -108,7 +114,7 @@ export function connection(options) {
 export function common(options) {
   object("options", options);
   const out = { jobUid: checked("jobUid", options.jobUid, "text", true) };
-  read(options, [["baseUrl", "text"], ["timeoutMs", "ms"]], out);
+  read(options, ENDPOINT, out);
   Object.assign(out, retry(options.retry));
   read(options, [["seed", "seed"], ["readMode", "readMode"], ["rowKey", "text"], ["cursor", "string"]], out);
   // Without a seed, every client draws its own, so jitter spreads clients started together.

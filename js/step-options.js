@@ -1,6 +1,6 @@
 // The options of `pollStep` and `scheduleWorkflow`, checked as js/options.js checks a poller's.
 
-import { common, connection, invalid, object, read } from "./options.js";
+import { ENDPOINT, common, connection, invalid, object, read } from "./options.js";
 
 /** `pollStep`'s options, checked. */
 export function stepOptions(options) {
@@ -12,7 +12,7 @@ export function stepOptions(options) {
 /** `scheduleWorkflow`'s connection, checked, and its body as JSON text. */
 export function scheduleOptions(options, body) {
   object("connection", options);
-  const out = read(options, [["baseUrl", "text"], ["timeoutMs", "ms"]]);
+  const out = read(options, ENDPOINT);
   let json;
   try {
     json = typeof body === "object" && body !== null ? JSON.stringify(body) : json;

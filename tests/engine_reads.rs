@@ -88,6 +88,19 @@ impl Run {
         }
     }
 
+    /// Results page `k` as the API answers it when `available` rows exist (`next` only once
+    /// a row of the next page exists).
+    fn page_read(&self, k: u64, available: u64) -> Page {
+        let (first, end) = (k * self.page, ((k + 1) * self.page).min(available));
+        let next = (available > (k + 1) * self.page).then(|| format!("?page={}", k + 1));
+        Page {
+            len: end.saturating_sub(first) as usize,
+            has_next_page: next.is_some(),
+            next,
+            keys: None,
+        }
+    }
+
     /// When row `i` became readable (bench/figures.mjs `availableAt`).
     fn appeared(&self, i: u64) -> u64 {
         let ran = match self.bursts {
@@ -179,18 +192,9 @@ fn engine_from(run: Run, read_mode: ReadMode, timing: Timing, from: u64) -> Tall
                         })
                     }
                     RequestKind::Results => {
-                        let k = page_of(&req.url);
-                        let (first, end) = (k * run.page, ((k + 1) * run.page).min(available));
-                        let len = end.saturating_sub(first);
-                        bytes += len * ROW_BYTES + PAGE_BYTES;
-                        let next =
-                            (available > (k + 1) * run.page).then(|| format!("?page={}", k + 1));
-                        Outcome::Results(Page {
-                            len: len as usize,
-                            has_next_page: next.is_some(),
-                            next,
-                            keys: None,
-                        })
+                        let page = run.page_read(page_of(&req.url), available);
+                        bytes += page.len as u64 * ROW_BYTES + PAGE_BYTES;
+                        Outcome::Results(page)
                     }
                 };
                 now += REQUEST_MS + late.draw(timing.request_ms);
@@ -389,19 +393,11 @@ fn rows_read(run: Run) -> (u64, u64) {
                         })
                     }
                     RequestKind::Results => {
-                        let k = page_of(&req.url);
-                        let (first, end) = (k * run.page, ((k + 1) * run.page).min(available));
-                        let len = end.saturating_sub(first);
+                        let page = run.page_read(page_of(&req.url), available);
+                        let len = page.len as u64;
                         rows += len;
                         full_after_end += u64::from(over && len == run.page);
-                        let next =
-                            (available > (k + 1) * run.page).then(|| format!("?page={}", k + 1));
-                        Outcome::Results(Page {
-                            len: len as usize,
-                            has_next_page: next.is_some(),
-                            next,
-                            keys: None,
-                        })
+                        Outcome::Results(page)
                     }
                 };
                 now += REQUEST_MS;

@@ -31,6 +31,11 @@ impl Options {
         self.get(name).as_f64()
     }
 
+    /// A whole-number option (milliseconds, a count); `None` when not given.
+    pub fn uint(&self, name: &str) -> Option<u32> {
+        self.number(name).map(|n| n as u32)
+    }
+
     /// A string option; `None` when not given.
     pub fn text(&self, name: &str) -> Option<String> {
         self.get(name).as_string()
@@ -65,12 +70,11 @@ pub fn base_url(options: &Options) -> String {
 pub fn common(options: &Options) -> Result<Common, JsValue> {
     let job_uid = options.text("jobUid").unwrap_or_default();
     let mut config = Config::new(&base_url(options), &job_uid).map_err(|e| config_error(&e))?;
-    let ms = |name| options.number(name).map(|n| n as u32);
-    config.timeout_ms = ms("timeoutMs").unwrap_or(config.timeout_ms);
+    config.timeout_ms = options.uint("timeoutMs").unwrap_or(config.timeout_ms);
     let retry = &mut config.retry;
-    retry.retries = ms("retries").unwrap_or(retry.retries);
-    retry.min_delay_ms = ms("minDelayMs").unwrap_or(retry.min_delay_ms);
-    retry.max_delay_ms = ms("maxDelayMs").unwrap_or(retry.max_delay_ms);
+    retry.retries = options.uint("retries").unwrap_or(retry.retries);
+    retry.min_delay_ms = options.uint("minDelayMs").unwrap_or(retry.min_delay_ms);
+    retry.max_delay_ms = options.uint("maxDelayMs").unwrap_or(retry.max_delay_ms);
     validate_retry(retry).map_err(|e| config_error(&e))?;
     config.seed = options.number("seed").unwrap_or_default() as u64;
     if options.text("readMode").as_deref() == Some("every-tick") {
@@ -102,7 +106,7 @@ pub fn budgets(options: &Options, duration: &str, config: &mut Config) {
     if let Some(ms) = options.number(duration) {
         config.max_duration_ms = Some(ms as u64);
     }
-    if let Some(n) = options.number("maxRequests") {
-        config.max_requests = Some(n as u32);
+    if let Some(n) = options.uint("maxRequests") {
+        config.max_requests = Some(n);
     }
 }

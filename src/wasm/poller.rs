@@ -83,10 +83,9 @@ impl JobPoller {
     pub fn new(options: Options, receiver: Receiver) -> Result<JobPoller, JsValue> {
         let mut common = common(&options)?;
         let config = &mut common.config;
-        let number = |name| options.number(name).map(|n| n as u32);
-        config.interval_ms = number("intervalMs").unwrap_or(config.interval_ms);
+        config.interval_ms = options.uint("intervalMs").unwrap_or(config.interval_ms);
         validate_interval(config.interval_ms, config.base_url()).map_err(|e| config_error(&e))?;
-        config.status_every = number("statusEvery").unwrap_or(config.status_every);
+        config.status_every = options.uint("statusEvery").unwrap_or(config.status_every);
         // `Infinity` pauses polling while the page is hidden.
         if let Some(hidden) = options.number("hiddenIntervalMs") {
             config.hidden_interval_ms = hidden.is_finite().then_some(hidden as u32);

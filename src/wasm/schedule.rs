@@ -43,7 +43,7 @@ fn prepare(options: Options, workflow_uid: &JsValue, body: String) -> Result<Req
     let uid = workflow_uid.as_string().unwrap_or_default();
     validate_path_segment("workflowUid", &uid).map_err(|e| config_error(&e))?;
     let base_url = validate_base_url(&base_url(&options)).map_err(|e| config_error(&e))?;
-    let timeout_ms = options.number("timeoutMs").map(|n| n as u32);
+    let timeout_ms = options.uint("timeoutMs");
     Ok(Request {
         connection: connection(&options),
         timeout_ms: timeout_ms.unwrap_or(Config::DEFAULT_TIMEOUT_MS),

@@ -6,8 +6,8 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { root } from "../../scripts/exec.mjs";
 import { manualClock } from "../../sim/index.js";
-import { build, createApp, startServer, stepThroughRun } from "./server-app-fixture.mjs";
-import { API_KEY, PROJECT_ID, requestsFor, rowIds, useSim } from "./sim-fixture.mjs";
+import { build, connectionEnv, createApp, startServer, stepThroughRun } from "./server-app-fixture.mjs";
+import { requestsFor, rowIds, useSim } from "./sim-fixture.mjs";
 
 const clock = manualClock(Date.now());
 const ctx = useSim({ clock });
@@ -20,7 +20,7 @@ before(async () => {
   app = createApp("next");
   const next = path.join(root, "node_modules", "next", "dist", "bin", "next");
   await build([next, "build"], { cwd: app.dir, env: NEXT_ENV });
-  const connection = { CAPTAINDATA_BASE_URL: ctx.connection.baseUrl, CAPTAINDATA_API_KEY: API_KEY, CAPTAINDATA_PROJECT_ID: PROJECT_ID };
+  const connection = connectionEnv(ctx.connection);
   server = await startServer((port) => ({ args: [next, "start", "--hostname", "127.0.0.1", "--port", String(port)], env: { ...NEXT_ENV, ...connection } }), {
     cwd: app.dir,
     ready: /Ready in/,

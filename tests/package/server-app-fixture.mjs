@@ -12,9 +12,16 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { root } from "../../scripts/exec.mjs";
 import { until } from "../support/until.mjs";
-import { rowIds } from "./sim-fixture.mjs";
+import { API_KEY, PROJECT_ID, rowIds } from "./sim-fixture.mjs";
 
 const APPS = path.join(path.dirname(fileURLToPath(import.meta.url)), "apps");
+
+/** The environment an app's server reads its Captain Data connection from: the simulator's. */
+export const connectionEnv = (connection) => ({
+  CAPTAINDATA_BASE_URL: connection.baseUrl,
+  CAPTAINDATA_API_KEY: API_KEY,
+  CAPTAINDATA_PROJECT_ID: PROJECT_ID,
+});
 
 /**
  * tests/package/apps/<name> copied to a new folder of test-results/, with the package installed

@@ -9,8 +9,8 @@ import path from "node:path";
 import { after, before, test } from "node:test";
 import { root } from "../../scripts/exec.mjs";
 import { manualClock } from "../../sim/index.js";
-import { build, createApp, startServer, stepThroughRun } from "./server-app-fixture.mjs";
-import { API_KEY, PROJECT_ID, useSim } from "./sim-fixture.mjs";
+import { build, connectionEnv, createApp, startServer, stepThroughRun } from "./server-app-fixture.mjs";
+import { useSim } from "./sim-fixture.mjs";
 
 const clock = manualClock(Date.now());
 const ctx = useSim({ clock });
@@ -22,7 +22,7 @@ before(async () => {
   // The README's component as the page's (one text: examples/svelte/Leads.svelte).
   cpSync(path.join(root, "examples", "svelte", "Leads.svelte"), path.join(app.dir, "src", "lib", "Leads.svelte"));
   await build([path.join(root, "node_modules", "vite", "bin", "vite.js"), "build"], { cwd: app.dir });
-  const connection = { CAPTAINDATA_BASE_URL: ctx.connection.baseUrl, CAPTAINDATA_API_KEY: API_KEY, CAPTAINDATA_PROJECT_ID: PROJECT_ID };
+  const connection = connectionEnv(ctx.connection);
   server = await startServer((port) => ({ args: ["build"], env: { HOST: "127.0.0.1", PORT: String(port), ...connection } }), {
     cwd: app.dir,
     ready: /Listening on /,
