@@ -12,12 +12,27 @@ use crate::engine::Summary;
 
 /// A frozen plain object from `value`; a missing optional field is `null`.
 pub fn frozen<T: Serialize>(value: &T) -> JsValue {
-    let serializer = Serializer::new().serialize_missing_as_null(true);
-    let object = value.serialize(&serializer).unwrap_or(JsValue::NULL);
+    let serializer = Serializer::new()
+        .serialize_missing_as_null(true)
+        .serialize_maps_as_objects(true);
+    let object = AsMap { fields: value }
+        .serialize(&serializer)
+        .unwrap_or(JsValue::NULL);
     if object.is_object() {
         Object::freeze(object.unchecked_ref::<Object>());
     }
     object
+}
+
+/// `fields` serialised as a map (serde serialises a struct with a flattened field so) of the
+/// same keys: serde-wasm-bindgen turns it into the same plain object. A struct's field names
+/// would go through its cache of `&'static str` → `JsString` (a thread-local `HashMap`,
+/// hashbrown and all: 1.6 KB gzip of every page's wasm), which pays off for thousands of
+/// objects; the glue builds a few per poll.
+#[derive(Serialize)]
+struct AsMap<'a, T> {
+    #[serde(flatten)]
+    fields: &'a T,
 }
 
 /// `onBatch`'s argument.
