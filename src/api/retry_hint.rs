@@ -32,15 +32,17 @@ pub fn retry_hint(
     rate_limit_reset: Option<&str>,
     parse_date: impl Fn(&str) -> Option<u64>,
 ) -> Option<RetryHint> {
+    // HTTP's optional whitespace is spaces and tabs (RFC 9110 §5.6.3): `trim_ascii`, not
+    // `trim`, whose Unicode whitespace table every page would download.
     let from_retry_after = retry_after.and_then(|value| {
-        let value = value.trim();
+        let value = value.trim_ascii();
         match value.starts_with(|c: char| c.is_ascii_digit()) {
             true => seconds_ms(value).map(RetryHint::DelayMs),
             false => parse_date(value).map(RetryHint::AtMs),
         }
     });
     from_retry_after.or_else(|| {
-        let ms = seconds_ms(rate_limit_reset?.trim())?;
+        let ms = seconds_ms(rate_limit_reset?.trim_ascii())?;
         match ms >= EPOCH_SECONDS_FROM.saturating_mul(1_000) {
             true => Some(RetryHint::AtMs(ms)),
             false => Some(RetryHint::DelayMs(ms)),

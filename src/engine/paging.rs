@@ -7,7 +7,9 @@ use crate::api::decimal;
 
 /// A `paging.next` that is a page number (`"2"`, also from a JSON number) → that number.
 pub(super) fn page_number(next: &str) -> Option<u64> {
-    let next = next.trim();
+    // Spaces or tabs around the number; `trim`'s Unicode whitespace is a table in every page
+    // for a padding no API sends.
+    let next = next.trim_ascii();
     match next.bytes().all(|b| b.is_ascii_digit()) {
         true => next.parse().ok(),
         false => None,
