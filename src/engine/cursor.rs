@@ -99,7 +99,7 @@ fn parse(cursor: &str) -> Option<CursorState> {
     };
     let page = match next()? {
         "" => None,
-        p => Some(percent_decode(p)?).filter(|p| p.starts_with('/')),
+        p => Some(percent_decode(p)?).filter(|p| p.starts_with("/")),
     };
     let mut counter = || match next() {
         None => Some(0),

@@ -1,6 +1,8 @@
 //! URLs as plain strings: a URL's parts (scheme, host, port), origins compared, `paging.next`
 //! resolved against the base URL, and what a 404 says about the base URL. (No `url` crate: it
-//! would add IDNA tables to the wasm for one comparison.)
+//! would add IDNA tables to the wasm for one comparison.) Searches take a `char`, prefixes
+//! and suffixes a `&str`: a `&str` search links core's two-way searcher, a `char` prefix is
+//! encoded to UTF-8 before it is compared (both cost every page's wasm; docs/size.md).
 
 use alloc::string::String;
 
@@ -54,16 +56,16 @@ pub(super) fn resolve_next(base: &str, current: &str, next: &str) -> Result<Stri
     let next = before(next, '#');
     let location = if next.starts_with("//") {
         return resolve_next(base, current, &[scheme_of(base), ":", next].concat());
-    } else if next.starts_with('/') {
+    } else if next.starts_with("/") {
         next.into()
-    } else if next.starts_with('?') {
+    } else if next.starts_with("?") {
         [before(current, '?'), next].concat()
     } else if split_scheme(next).is_some() {
         if origin_of(next).is_none() || origin_of(next) != origin_of(base) {
             return Err("paging.next points to another origin than baseUrl");
         }
         let rest = next.get(origin_prefix(next).len()..).unwrap_or_default();
-        match rest.starts_with('/') {
+        match rest.starts_with("/") {
             true => rest.into(),
             false => ["/", rest].concat(),
         }
@@ -122,12 +124,12 @@ pub(super) fn is_loopback_host(host: &str) -> bool {
 
 /// `host[:port]` or `[v6][:port]` → (host, port text).
 pub(super) fn split_host(authority: &str) -> Option<(&str, &str)> {
-    if authority.starts_with('[') {
+    if authority.starts_with("[") {
         let end = authority.find(']')? + 1;
         let (host, rest) = (authority.get(..end)?, authority.get(end..)?);
         return match rest {
             "" => Some((host, "")),
-            _ => Some((host, rest.strip_prefix(':')?)),
+            _ => Some((host, rest.strip_prefix(":")?)),
         };
     }
     Some(authority.split_once(':').unwrap_or((authority, "")))
@@ -136,7 +138,7 @@ pub(super) fn split_host(authority: &str) -> Option<(&str, &str)> {
 pub(super) fn valid_host(host: &str) -> bool {
     let ok = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '.';
     let v6 = |c: char| c.is_ascii_hexdigit() || c == ':' || c == '.';
-    match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+    match host.strip_prefix("[").and_then(|h| h.strip_suffix("]")) {
         Some(inner) => !inner.is_empty() && inner.chars().all(v6),
         None => !host.is_empty() && host.chars().all(ok),
     }

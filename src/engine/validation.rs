@@ -81,7 +81,7 @@ pub fn validate_base_url(value: &str) -> Result<String, ConfigError> {
         return Err(error(OPTION, got("a URL with a plain path", value)));
     }
     let mut path = path;
-    while let Some(shorter) = path.strip_suffix('/') {
+    while let Some(shorter) = path.strip_suffix("/") {
         path = shorter;
     }
     Ok([&scheme, "://", authority, path].concat())
