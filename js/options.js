@@ -52,9 +52,9 @@ function checked(name, value, kind, required = false) {
   return shape(value);
 }
 
-/** Each `[name, kind]` of `fields` from `options`, checked in order, into `into`. */
-export function read(options, fields, into = {}) {
-  for (const [name, kind] of fields) into[name] = checked(name, options[name], kind);
+/** Each `[name, kind]` of `fields` from `options`, checked in order, into `into`; a message names `prefix + name`. */
+export function read(options, fields, into = {}, prefix = "") {
+  for (const [name, kind] of fields) into[name] = checked(prefix + name, options[name], kind);
   return into;
 }
 
@@ -67,12 +67,7 @@ export const string = (name, value) => checked(name, value, "string", true);
 /** `retry` flattened: its three fields (the engine checks that the delays are in order). */
 function retry(value) {
   if (value === undefined) return {};
-  object("retry", value);
-  const out = {};
-  for (const [name, kind] of [["retries", "retries"], ["minDelayMs", "ms"], ["maxDelayMs", "ms"]]) {
-    out[name] = checked(`retry.${name}`, value[name], kind);
-  }
-  return out;
+  return read(object("retry", value), [["retries", "retries"], ["minDelayMs", "ms"], ["maxDelayMs", "ms"]], {}, "retry.");
 }
 
 /** Where requests go and how long each may take: every call's options start with these. */

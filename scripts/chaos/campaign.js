@@ -272,6 +272,20 @@ async function control(probe, origin, path, body) {
 }
 
 /** One run: draw, poll with A, stop A mid-run, resume with B from A's cursor, check. */
+
+/** `onComplete` and `onError` of poller `name`: each checks its payload and records it in `rec`. */
+function endRecorders(name, rec, check) {
+  return {
+    onComplete(summary) {
+      check(`${name} summary`, summary);
+      rec.completes.push(summary);
+    },
+    onError(error) {
+      check(`${name} error`, errorText(error));
+      rec.errors.push(error);
+    },
+  };
+}
 async function oneRun(runSeed, options, probe) {
   const { JobPoller, pollStep, baseUrl, controlOrigin, apiKey, projectId } = options;
   const r = random(runSeed);
@@ -324,14 +338,7 @@ async function oneRun(runSeed, options, probe) {
       check("A onStatus payload", run);
       a.statuses.push(run);
     },
-    onComplete(summary) {
-      check("A summary", summary);
-      a.completes.push(summary);
-    },
-    onError(error) {
-      check("A error", errorText(error));
-      a.errors.push(error);
-    },
+    ...endRecorders("A", a, check),
   });
   const webhooks = planWebhooks(r, job, jobUid, projectId);
   const started = poller.start();
@@ -387,14 +394,7 @@ async function oneRun(runSeed, options, probe) {
       onStatus(run) {
         check("B onStatus payload", run);
       },
-      onComplete(summary) {
-        check("B summary", summary);
-        b.completes.push(summary);
-      },
-      onError(error) {
-        check("B error", errorText(error));
-        b.errors.push(error);
-      },
+      ...endRecorders("B", b, check),
     });
     const timers = deliver(webhooks.filter((w) => w.to === "B"), () => resumed, wrong);
     outcomeB = await within(resumed.start(), bound);
