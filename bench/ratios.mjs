@@ -47,14 +47,12 @@ export function targetRatios(report, fmt) {
     const figure = "bytes vs the physical limit (rows' bytes + one re-read of each burst's partly filled page)";
     add("bursty", figure, `${fixed(bursty.bytesPerRowByte)}× rows' bytes`, `${fixed(limit)}×`, bursty.bytesPerRowByte / limit, 1.15);
   }
-  for (const [id, where] of [
-    ["library-step-workerd", "in workerd, where a cron Worker runs it"],
-    ["library-step", "in Node (its `fetch` is JS: see below)"],
-  ]) {
+  for (const { id, where, budgetMs } of STEP_CPU_BUDGETS) {
     const step = find(report, "bursty", id)?.step;
     if (!step) continue;
     const { p95, text } = stepP95(step);
-    rows.push({ workload: "bursty", figure: `\`pollStep\` p95 CPU per round, ${where}`, value: text, reference: "5 ms", ratio: p95 / 5, target: "≤ 5 ms", ok: p95 <= 5 });
+    const budget = `${budgetMs} ms`;
+    rows.push({ workload: "bursty", figure: `\`pollStep\` p95 CPU per round, ${where}`, value: text, reference: budget, ratio: p95 / budgetMs, target: `≤ ${budget}`, ok: p95 <= budgetMs });
   }
   return rows;
 }
@@ -80,6 +78,16 @@ export function physicalLimit({ rows, pageSize, arrival }) {
  * is no request; see contestants/step-workerd.mjs); in Node, all of it.
  */
 const roundCpuMs = (step) => step.ownCpuMs ?? step.cpuMs;
+
+/**
+ * The p95 CPU per `pollStep` round on bursty that issue 29 asks for: in workerd (Miniflare's
+ * dispatch taken off), where a cron Worker runs it and a tick has 10 ms of CPU on the free plan,
+ * its own work included; in Node, whose `fetch` is JS, beside it.
+ */
+export const STEP_CPU_BUDGETS = [
+  { id: "library-step-workerd", runtime: "workerd", where: "in workerd, where a cron Worker runs it", budgetMs: 3 },
+  { id: "library-step", runtime: "Node", where: "in Node (its `fetch` is JS: see below)", budgetMs: 5 },
+];
 
 /** A `pollStep` contestant's p95 CPU per round (the target's figure) and how it is printed. */
 export function stepP95(step) {
