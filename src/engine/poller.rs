@@ -687,19 +687,25 @@ impl Poller {
         };
     }
 
+    /// What the end's drain says next: finish, re-read the tail after a pause, or read the
+    /// status again for a count that trails.
+    fn follow(&mut self, drain: Drain) {
+        self.next = match drain {
+            Drain::AwaitCount { min_ms } => return self.await_count(min_ms),
+            Drain::Reread { ms } => Next::Sleep {
+                ms,
+                reason: SleepReason::Backoff,
+                then: RequestKind::Results,
+            },
+            Drain::Finish => Next::Finish,
+        };
+    }
+
     /// The tail was reached: finish, re-read the tail, read the status, or wait.
     fn after_poll(&mut self) {
         if self.ending.over() {
-            self.next = match self.ending.drained(self.tail()) {
-                Drain::AwaitCount { min_ms } => return self.await_count(min_ms),
-                Drain::Reread { ms } => Next::Sleep {
-                    ms,
-                    reason: SleepReason::Backoff,
-                    then: RequestKind::Results,
-                },
-                Drain::Finish => Next::Finish,
-            };
-            return;
+            let drain = self.ending.drained(self.tail());
+            return self.follow(drain);
         }
         // The mode this poll was made in: results first (every tick, or rows flowing), or
         // status first (the status of this tick was read just before).
@@ -792,16 +798,8 @@ impl Poller {
             }
             RunClass::Active | RunClass::Paused => self.next = pause.into(),
         }
-        match self.ending.status_read(self.tail()) {
-            Some(Drain::AwaitCount { min_ms }) => self.await_count(min_ms),
-            Some(Drain::Reread { ms }) => {
-                self.next = Next::Sleep {
-                    ms,
-                    reason: SleepReason::Backoff,
-                    then: RequestKind::Results,
-                }
-            }
-            _ => {}
+        if let Some(drain) = self.ending.status_read(self.tail()) {
+            self.follow(drain);
         }
     }
 
