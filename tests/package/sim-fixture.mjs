@@ -157,7 +157,9 @@ export function untilQuiet({ sim, timeoutMs = 10000, what = "the package to hold
  * one), then checks that the simulator saw nothing since the call. A poller that goes on polling
  * always holds a timer, so it fails here (at the bound) instead of passing by luck.
  */
-export async function assertSilentAfter(sim, jobUid, { timeoutMs = 10000 } = {}) {
+export async function assertSilentAfter(sim, jobUid, { timeoutMs = 10000, sent } = {}) {
+  // `sent`: the requests the package made (a `sendCounter`'s list), counted where they leave it.
+  if (sent) return assertNothingSentAfter(sim, jobUid, sent, timeoutMs);
   const before = requestsFor(sim, jobUid).length;
   await until(() => packageTimers().length === 0 && requestsFor(sim, jobUid).every((e) => e.status !== null), {
     sim,
@@ -169,6 +171,29 @@ export async function assertSilentAfter(sim, jobUid, { timeoutMs = 10000 } = {})
   });
   const afterwards = requestsFor(sim, jobUid);
   assert.equal(afterwards.length, before, `requests after the end: ${JSON.stringify(afterwards.slice(before))}`);
+}
+
+/**
+ * A `fetch` for a poller that lists the URLs the package sends, before any byte leaves: unlike
+ * the simulator's log, it does not count a request the package aborted on its deadline that the
+ * simulator logged afterwards (a busy machine delays the arrival, not the send).
+ */
+export function sendCounter() {
+  const sent = [];
+  const counting = (input, init) => {
+    sent.push(input instanceof Request ? input.url : String(input));
+    return fetch(input, init);
+  };
+  return { sent, fetch: counting };
+}
+
+/** Once the package holds no timer, it sent nothing more than `sent` held at the end. */
+async function assertNothingSentAfter(sim, jobUid, sent, timeoutMs) {
+  const before = sent.length;
+  await until(() => packageTimers().length === 0, { sim, timeoutMs, what: `the package to hold no timer after ${jobUid}'s end` }).catch((e) => {
+    throw new Error(`${e.message} (timers pending: ${packageTimers().join(", ")} ms; sent since the end: ${sent.length - before})`);
+  });
+  assert.equal(sent.length, before, `requests sent after the end: ${JSON.stringify(sent.slice(before))}`);
 }
 
 /** Asserts a terminal package error: a CaptainDataError with the given code, reported once. */

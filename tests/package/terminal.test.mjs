@@ -10,6 +10,7 @@ import {
   recorder,
   requestsFor,
   rowIds,
+  sendCounter,
   settle,
   until,
   useSim,
@@ -79,10 +80,14 @@ test("unknown job: NOT_FOUND from the run's own 404, nothing read after it", asy
 
 test("maxDurationMs: TIMEOUT on a run that never ends in time, then silence", async () => {
   const { jobUid } = ctx.sim.createJob({ rows: 10000, durationMs: 60000 });
-  const { rec, outcome } = await pollJob(ctx, jobUid, { maxDurationMs: 250 });
+  // The last request before the deadline is aborted by it: the simulator may log it after the
+  // outcome, so what the package sends is counted where it sends it.
+  const counter = sendCounter();
+  const { rec, outcome } = await pollJob(ctx, jobUid, { maxDurationMs: 250, fetch: counter.fetch });
   assertFailed(outcome, rec.seen, "TIMEOUT");
   assert.ok(rec.seen.rows.length > 0, "rows seen before the timeout were delivered");
-  await assertSilentAfter(ctx.sim, jobUid);
+  assert.ok(counter.sent.length > 0 && counter.sent.every((url) => url.includes(jobUid)), "every request went through the injected fetch");
+  await assertSilentAfter(ctx.sim, jobUid, { sent: counter.sent });
 });
 
 test("maxRequests: BUDGET_EXHAUSTED with exactly maxRequests requests sent", async () => {
