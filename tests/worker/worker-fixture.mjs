@@ -167,10 +167,12 @@ class WorkerHarness {
   /**
    * Stops workerd at once (steps in flight die with it, as in an eviction or a deploy) and starts
    * a new one on the same port and storage (`persist`). The simulator keeps running. `bindings`
-   * changes settings for the new one, as a deploy with new settings would.
+   * changes settings for the new one, as a deploy with new settings would. `whileStopped()` runs
+   * between the two (e.g. to change the persisted storage as a failure would leave it).
    */
-  async restart(bindings = {}) {
+  async restart(bindings = {}, { whileStopped } = {}) {
     await this.mf.dispose();
+    await whileStopped?.();
     this.options = { ...this.options, bindings: { ...this.options.bindings, ...bindings } };
     this.mf = new Miniflare(this.options);
     await this.mf.ready;

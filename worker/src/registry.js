@@ -12,6 +12,9 @@ const SCHEMA = [
   "INSERT OR IGNORE INTO sweep (id, after, running, again) VALUES (1, '', 0, 0)",
 ];
 const LOG_KEPT = 200;
+// How often a sweep looks again at a retired (ended) run: its deletion alarm may be gone (every
+// retry of it failed), and only a kick sets it again. Rarely, so ended runs cost few kicks.
+const RETIRED_CHECK_MS = 3_600_000;
 
 /** The one registry of a deployment. */
 export function registryOf(env) {
@@ -28,6 +31,9 @@ export class Registry extends DurableObject {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     for (const statement of SCHEMA) this.sql.exec(statement);
+    // Added after the first deployment: when a retired run was last looked at.
+    const columns = this.sql.exec("SELECT name FROM pragma_table_info('runs')").toArray().map((c) => c.name);
+    if (!columns.includes("checked_at")) this.sql.exec("ALTER TABLE runs ADD COLUMN checked_at INTEGER");
   }
 
   /**
@@ -74,16 +80,22 @@ export class Registry extends DurableObject {
     const { fanoutChunk } = settings(this.env);
     const { after } = this.sql.exec("SELECT after FROM sweep WHERE id = 1").one();
     const chunk = this.sql
-      .exec("SELECT job_uid FROM runs WHERE active = 1 AND job_uid > ? ORDER BY job_uid LIMIT ?", after, fanoutChunk)
+      .exec(
+        "SELECT job_uid FROM runs WHERE (active = 1 OR COALESCE(checked_at, 0) <= ?) AND job_uid > ? ORDER BY job_uid LIMIT ?",
+        Date.now() - RETIRED_CHECK_MS,
+        after,
+        fanoutChunk,
+      )
       .toArray()
       .map((r) => r.job_uid);
     const states = await Promise.allSettled(chunk.map((jobUid) => trackerOf(this.env, jobUid).kick()));
     states.forEach((s, i) => {
       if (s.status !== "fulfilled" || s.value === "active") return;
       // A run that stores nothing (deleted, or never stored) is forgotten: it must not count
-      // towards MAX_TRACKED_RUNS. An ended one is retired until its deletion.
+      // towards MAX_TRACKED_RUNS. An ended one is retired until its deletion, and looked at
+      // again every RETIRED_CHECK_MS (its kick re-arms a deletion alarm that is gone).
       if (s.value === "unknown") this.remove(chunk[i]);
-      else this.sql.exec("UPDATE runs SET active = 0 WHERE job_uid = ?", chunk[i]);
+      else this.sql.exec("UPDATE runs SET active = 0, checked_at = ? WHERE job_uid = ?", Date.now(), chunk[i]);
     });
     this.logChunk(chunk.length);
     await this.advance(chunk, fanoutChunk);

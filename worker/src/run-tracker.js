@@ -178,13 +178,22 @@ export class RunTracker extends DurableObject {
   }
 
   /**
-   * A cron sweep asks for a step now. Returns the run's state so the registry can retire it.
+   * A cron sweep asks for a step now. Returns the run's state so the registry can retire it. An
+   * ended run whose alarm is gone (every retry of its deletion failed) gets its deletion again:
+   * the personal data it holds must not stay for ever.
    * @returns {Promise<"active" | "done" | "unknown">}
    */
   async kick() {
     const run = this.load();
     if (!run) return "unknown";
-    if (run.done) return "done";
+    if (run.done) {
+      if ((await this.ctx.storage.getAlarm()) === null) {
+        const at = (run.finished_at ?? Date.now()) + settings(this.env).retentionMs;
+        console.error(`run ${run.job_uid}: its deletion alarm was gone; set again`);
+        await this.ctx.storage.setAlarm(Math.max(at, Date.now()));
+      }
+      return "done";
+    }
     const at = await this.ctx.storage.getAlarm();
     // A run backing off after failed steps keeps its later alarm; a lost alarm is re-armed.
     if (at === null || (at > Date.now() && run.failed_steps === 0)) await this.ctx.storage.setAlarm(Date.now());
