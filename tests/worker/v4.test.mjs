@@ -206,3 +206,17 @@ test("without PUBLIC_URL a launch is refused before anything is sent, naming the
   assert.deepEqual(health.body.problems.map((p) => p.setting), ["PUBLIC_URL"]);
   assert.ok(!JSON.stringify(health.body).includes("worker.example.com"), "the value is not shown");
 });
+
+/** Posts one signed callback to the worker. */
+const postCallback = (body) => w.call("/v4/callbacks", { method: "POST", headers: CALLBACK, body: JSON.stringify(body) });
+
+test("the first final callback's error is the one kept: a later final (a duplicate, a forgery) does not overwrite it", async () => {
+  w.sim.v4.setDefaults({ rows: 10, pageSize: 10, durationMs: 600_000 });
+  const { run_uid: runUid, read_token: token } = (await launch({ inputs: [{}] })).body;
+  const final = (batchUid, message) => ({ run: { run_uid: runUid, batch_uid: batchUid, status: "FAILED" }, results: [], error: { message } });
+  assert.equal((await postCallback(final("final-1", "the first error"))).status, 200);
+  assert.equal((await postCallback(final("final-2", "a later error"))).status, 200);
+  const ended = await untilEnded(runUid, token);
+  assert.equal(ended.error_message, "the first error");
+  w.sim.v4.setDefaults({});
+});

@@ -68,8 +68,10 @@ function utf8Length(text) {
   let bytes = text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c < 0xdc00) i++; // a surrogate pair: 4 bytes for 2 units
-    else if (c >= 0x800) bytes += 2;
+    if (c >= 0xd800 && c < 0xdc00) {
+      bytes += 2; // a surrogate pair: 4 bytes for its 2 units
+      i++;
+    } else if (c >= 0x800) bytes += 2;
     else if (c >= 0x80) bytes += 1;
   }
   return bytes;

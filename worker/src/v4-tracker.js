@@ -98,7 +98,7 @@ export async function storeV4Callback(tracker, payload, seen) {
     tracker.sql.exec("UPDATE v4_run SET status = ? WHERE id = 1", String(status));
     if (final) {
       tracker.sql.exec(
-        "UPDATE v4_run SET final_status = COALESCE(final_status, ?), final_from = COALESCE(final_from, 'callback'), final_error = ? WHERE id = 1",
+        "UPDATE v4_run SET final_status = COALESCE(final_status, ?), final_from = COALESCE(final_from, 'callback'), final_error = COALESCE(final_error, ?) WHERE id = 1",
         String(status),
         errorText(payload.error),
       );
