@@ -205,6 +205,7 @@ test("without PUBLIC_URL a launch is refused before anything is sent, naming the
   assert.equal(health.status, 503);
   assert.deepEqual(health.body.problems.map((p) => p.setting), ["PUBLIC_URL"]);
   assert.ok(!JSON.stringify(health.body).includes("worker.example.com"), "the value is not shown");
+  await w.restart({ PUBLIC_URL: w.origin }); // the tests after this one launch again
 });
 
 /** Posts one signed callback to the worker. */
