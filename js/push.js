@@ -1,8 +1,11 @@
 // Rows pushed by the worker's stream (`GET /v3/jobs/{uid}/stream`, worker/src/stream.js) to a
 // JobPoller, loaded only when a stream is used. The same callbacks, iterator, cursor and
 // outcome as polling: every batch goes through the poller's Delivery and is awaited before the
-// next frame is read (backpressure); the cursor is the engine's (the wasm `streamCursor`), so a
-// poller resumed from it may poll or push.
+// next frame is read, and acked to the worker only then (backpressure: the worker sends a
+// window of rows ahead of the acks, no more); the cursor is the engine's (the wasm
+// `streamCursor`), so a poller resumed from it may poll or push. Frames waiting behind a slow
+// onBatch are bounded too: a server that sends past its window gets the socket closed, and the
+// stream reconnects from the last row delivered.
 //
 // A socket that drops (a deploy, a restart, the network) reconnects from the last row
 // delivered after a jittered back-off (full jitter, as PartySocket, so that every viewer of a
@@ -14,6 +17,11 @@
 import { CaptainDataError, abortedError } from "./errors.js";
 
 const PROTOCOL = "captaindata-poller.v1";
+/** Frames (and their characters) that may wait behind a slow onBatch; past either the socket is dropped. */
+export const MAX_QUEUED_FRAMES = 64;
+export const MAX_QUEUED_CHARS = 8 << 20;
+/** A row sent in `part` frames is at most this long (a Durable Object's row is at most 2 MB). */
+const MAX_ROW_CHARS = 16 << 20;
 // The reconnect back-off when `retry` does not set it: quicker than polling's, a deploy is short.
 const RECONNECT = { retries: 5, minDelayMs: 1000, maxDelayMs: 10000 };
 
@@ -81,6 +89,8 @@ class Stream {
   #glue;
   #offset;
   #pageSize = 0;
+  #ack = null; // sends an ack after each batch, when the worker's hello asked for them
+  #part = ""; // the text of a row coming in `part` frames
   #requests = 0;
   #reconnects = 0;
   #halted = null; // { stopped } or { error } once stop() or the signal ended it
@@ -152,6 +162,9 @@ class Stream {
       let settled = false;
       let progressed = false;
       let queue = Promise.resolve();
+      let queued = 0;
+      let queuedChars = 0;
+      let overflowed = false;
       const settle = (outcome) => {
         if (settled) return;
         settled = true;
@@ -170,13 +183,41 @@ class Stream {
         return settle({ dropped: true, progressed });
       }
       this.#requests += 1;
+      this.#pageSize = 0;
+      this.#ack = null;
+      this.#part = "";
+      const ack = (offset) => {
+        try {
+          ws.send(JSON.stringify({ type: "ack", offset }));
+        } catch {
+          // closing: the drop follows
+        }
+      };
       // Frames are handled one after the other, each batch awaited (backpressure); a drop is
-      // seen after the frames that came before it.
+      // seen after the frames that came before it. A server that sends more than its window
+      // while a batch is taken is dropped (reconnected from the last row delivered), not queued.
       ws.onmessage = (event) => {
+        if (overflowed) return;
+        const chars = typeof event.data === "string" ? event.data.length : (event.data?.byteLength ?? 0);
+        queued += 1;
+        queuedChars += chars;
+        if (queued > MAX_QUEUED_FRAMES || queuedChars > MAX_QUEUED_CHARS) {
+          // Read no more; the frames before this one are handled, then the stream reconnects.
+          overflowed = true;
+          try {
+            ws.close(1000);
+          } catch {
+            // closed already
+          }
+          queue = queue.then(() => settle({ dropped: true, progressed }));
+          return;
+        }
         queue = queue.then(async () => {
+          queued -= 1;
+          queuedChars -= chars;
           if (settled) return;
           try {
-            const outcome = await this.#frame(event.data);
+            const outcome = await this.#frame(event.data, ack);
             if (outcome) settle(outcome);
             else progressed = true;
           } catch (error) {
@@ -190,7 +231,7 @@ class Stream {
   }
 
   /** Handles one frame; returns an outcome that ends the socket, or nothing. */
-  async #frame(data) {
+  async #frame(data, ack) {
     if (typeof data !== "string") throw malformed("a binary message");
     let frame;
     try {
@@ -202,9 +243,13 @@ class Stream {
       case "hello":
         if (frame.offset !== this.#offset || !isCount(frame.pageSize) || frame.pageSize < 1) throw malformed("a hello that does not match the request");
         this.#pageSize = frame.pageSize;
+        // A worker with flow control says so (its window); one without it takes no acks.
+        this.#ack = isCount(frame.window) ? ack : null;
         return null;
       case "rows":
         return this.#rows(frame);
+      case "part":
+        return this.#partOf(frame);
       case "status":
         if (typeof frame.run?.status !== "string") throw malformed("a status without a run");
         this.#statusOf(frame.run);
@@ -239,7 +284,26 @@ class Stream {
     if (this.#halted) return this.#halted;
     this.#offset = end;
     this.cursor = cursor;
+    this.#ack?.(end);
     return null;
+  }
+
+  /** One piece of a row too large for a frame; the whole row is a batch of its own. */
+  #partOf({ offset, text, last }) {
+    if (!this.#pageSize) throw malformed("a part before the hello");
+    if (!isCount(offset) || typeof text !== "string" || typeof last !== "boolean") throw malformed("a part without an offset or text");
+    if (offset !== this.#offset) throw malformed(`a part of row ${offset} when ${this.#offset} was next`);
+    this.#part += text;
+    if (this.#part.length > MAX_ROW_CHARS) throw malformed(`a row of more than ${MAX_ROW_CHARS} characters`);
+    if (!last) return null;
+    let row;
+    try {
+      row = JSON.parse(this.#part);
+    } catch {
+      throw malformed("the parts of a row are not JSON");
+    }
+    this.#part = "";
+    return this.#rows({ offset, rows: [row] });
   }
 
   #end({ run, error }) {

@@ -9,13 +9,24 @@ export const PROTOCOL = "captaindata-poller.v1";
 export const streamUrl = (origin, jobUid, after = 0) => `${origin.replace(/^http/, "ws")}/v3/jobs/${jobUid}/stream?after=${after}`;
 
 /**
- * One raw viewer: `frames` (parsed), `rows` (every row of every rows frame, in arrival order),
- * `closed` (resolves with `{ code, reason }`), `opened` (resolves once the handshake is done,
- * rejects if it failed).
+ * One raw viewer: `frames` (parsed), `rows` (every row of every rows frame, and of the parts of
+ * one, in arrival order), `closed` (resolves with `{ code, reason }`), `opened` (resolves once
+ * the handshake is done, rejects if it failed). It acks each piece of rows once taken, as the
+ * stream asks (`ack: false`: never, a viewer that stalls; `keepFrames: false`: rows frames are
+ * not kept in `frames`, only their rows, for big backlogs).
  */
-export function viewer(origin, jobUid, token, { after = 0, protocols } = {}) {
+export function viewer(origin, jobUid, token, { after = 0, protocols, ack = true, keepFrames = true } = {}) {
   const ws = new WebSocket(streamUrl(origin, jobUid, after), protocols ?? [PROTOCOL, `token.${token}`]);
-  const v = { ws, frames: [], rows: [], bytes: 0, arrivals: [] };
+  const v = { ws, frames: [], rows: [], bytes: 0, arrivals: [], acks: 0 };
+  let parts = "";
+  const taken = (offset, rows) => {
+    v.rows.push(...rows);
+    v.arrivals.push({ at: Date.now(), offset, n: rows.length });
+    if (ack) {
+      ws.send(JSON.stringify({ type: "ack", offset: offset + rows.length }));
+      v.acks += 1;
+    }
+  };
   v.opened = new Promise((resolve, reject) => {
     ws.once("open", resolve);
     ws.once("unexpected-response", (_req, res) => reject(new Error(`handshake refused: HTTP ${res.statusCode}`)));
@@ -30,10 +41,12 @@ export function viewer(origin, jobUid, token, { after = 0, protocols } = {}) {
   ws.on("message", (data) => {
     v.bytes += data.length;
     const frame = JSON.parse(String(data));
-    v.frames.push(frame);
-    if (frame.type === "rows") {
-      v.rows.push(...frame.rows);
-      v.arrivals.push({ at: Date.now(), offset: frame.offset, n: frame.rows.length });
+    if (keepFrames || !["rows", "part"].includes(frame.type)) v.frames.push(frame);
+    if (frame.type === "rows") taken(frame.offset, frame.rows);
+    if (frame.type === "part") {
+      parts += frame.text;
+      if (frame.last) taken(frame.offset, [JSON.parse(parts)]);
+      if (frame.last) parts = "";
     }
     if (frame.type === "end" || frame.type === "error") last(frame);
   });

@@ -18,7 +18,8 @@ const DEFAULTS = Object.freeze({
   RETRY_RETRIES: 3,
   RETRY_MIN_DELAY_MS: 1000,
   RETRY_MAX_DELAY_MS: 10000,
-  MAX_STREAM_VIEWERS: 10000,
+  MAX_STREAM_VIEWERS: 10000, // 0: no cap
+  MAX_STREAM_VIEWERS_PER_TOKEN: 100, // 0: no cap
   // Personal data: how long a run's rows are kept after it ends, and how much is kept at all.
   RETENTION_DAYS: 30,
   MAX_ROWS_PER_RUN: 1_000_000, // 0: no cap
@@ -170,8 +171,9 @@ export function settings(env) {
       maxDelayMs: count(env, "RETRY_MAX_DELAY_MS", problems),
     },
     allowedOrigins: origins(env, problems),
-    // Sockets one run's stream holds at most (a Durable Object holds up to 32,768).
-    maxStreamViewers: count(env, "MAX_STREAM_VIEWERS", problems),
+    // Sockets one run's stream holds at most (a Durable Object holds up to 32,768), and per read token.
+    maxStreamViewers: count(env, "MAX_STREAM_VIEWERS", problems) || Infinity,
+    maxStreamViewersPerToken: count(env, "MAX_STREAM_VIEWERS_PER_TOKEN", problems) || Infinity,
     // A row field that identifies a row: lets pollStep drop rows the API repeats across pages.
     rowKey: env.ROW_KEY ? String(env.ROW_KEY) : undefined,
     retentionMs: retentionMs(env, problems),

@@ -179,7 +179,7 @@ function health(env) {
 /**
  * Whether the caller may use the route; a reader's token claims (its run's token epoch) go on
  * to the RunTracker, which refuses a revoked one.
- * @returns {Promise<{ ok: boolean, claims?: { epoch: string } }>}
+ * @returns {Promise<{ ok: boolean, claims?: { epoch: string, expiresAt: number } }>}
  */
 async function authorize(request, env, match) {
   if (match.access === "admin") return { ok: await isAdmin(request, env, true) };
@@ -213,7 +213,7 @@ async function dispatch(request, env, match, url, claims) {
     case "results":
       return advertiseStream(await readResults(env, match.jobUid, url, claims));
     case "stream":
-      return forwardStream(request, trackerOf(env, match.jobUid), claims.epoch);
+      return forwardStream(request, trackerOf(env, match.jobUid), claims);
     case "webhook":
       return webhook(request, env);
     case "health":

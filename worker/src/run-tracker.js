@@ -8,7 +8,7 @@ import { ConfigError, connection, redacted, refusedSetting, settings } from "./c
 import { isWorkerFinal } from "./limits.js";
 import { registryOf } from "./registry.js";
 import { applyStep, nextStepIn } from "./step-outcome.js";
-import { acceptViewer, answerPings, dropViewers, publishCommit, viewerClosed, viewerEpoch, viewerMessage } from "./stream.js";
+import { answerPings, StreamViewers, viewerToken } from "./stream.js";
 import { isMissing, resultsBody, runBody } from "./v3-shapes.js";
 import { storeV4Callback, trackV4, v4Alarm } from "./v4-tracker.js";
 
@@ -35,6 +35,7 @@ export class RunTracker extends DurableObject {
     // kick or a webhook for a run that is not stored (or was deleted) writes nothing.
     this.tablesExist = null;
     answerPings(ctx);
+    this.viewers = new StreamViewers(ctx, this.sql, () => this.load());
     this.awakeSince = Date.now();
   }
 
@@ -61,7 +62,7 @@ export class RunTracker extends DurableObject {
 
   /** A commit's rows, status and end to the stream's viewers (v3 steps and v4 callbacks alike). */
   publish(before, now, rows) {
-    publishCommit(this.ctx, before, now, rows);
+    this.viewers.publish(before, now, rows);
   }
 
   /** For operators (and tests): the stream's viewers, and since when this instance is awake (it hibernates while idle). */
@@ -72,22 +73,24 @@ export class RunTracker extends DurableObject {
   /** `GET /v3/jobs/{uid}/stream`, authorised by the Worker: a viewer joins (worker/src/stream.js). */
   fetch(request) {
     const config = settings(this.env);
-    return acceptViewer(this.ctx, this.sql, this.readable(viewerEpoch(request)), request, {
+    return this.viewers.accept(this.readable(viewerToken(request).epoch), request, {
       maxViewers: config.maxStreamViewers,
+      maxViewersPerToken: config.maxStreamViewersPerToken,
       pageSize: config.pageSize,
     });
   }
 
-  webSocketMessage(ws) {
-    viewerMessage(ws);
+  /** A viewer's ack: the next rows it has room for. */
+  webSocketMessage(ws, data) {
+    this.viewers.message(ws, data);
   }
 
   webSocketClose(ws, code) {
-    viewerClosed(ws, code);
+    this.viewers.closed(ws, code);
   }
 
   webSocketError(ws) {
-    viewerClosed(ws, 1011);
+    this.viewers.closed(ws, 1011);
   }
 
   /** The stored run, or null when this object tracks nothing. */
@@ -147,7 +150,7 @@ export class RunTracker extends DurableObject {
     const run = this.load();
     if (!run) return false;
     this.sql.exec("UPDATE run SET token_epoch = ? WHERE id = 1", newTokenEpoch());
-    dropViewers(this.ctx, "revoked");
+    this.viewers.drop("revoked");
     return true;
   }
 
@@ -161,7 +164,7 @@ export class RunTracker extends DurableObject {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
     this.tablesExist = false;
-    dropViewers(this.ctx, "deleted");
+    this.viewers.drop("deleted");
     return had;
   }
 
