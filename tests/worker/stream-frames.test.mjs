@@ -31,9 +31,22 @@ test("rows mixing ASCII, 2-, 3- and 4-byte characters are framed within 1 MiB", 
   assertFrames(Array.from({ length: 60 }, (_, i) => row(i, chars[i % 4], 70_000 + i * 13)));
 });
 
-test("a row larger than 1 MiB alone goes in a frame of its own", () => {
-  const big = row(1, "😀", MAX_FRAME_BYTES + 10);
-  const frames = rowFrames(0, [row(0, "a", 10), big, row(2, "a", 10)]);
-  assert.equal(frames.length, 3);
-  assert.deepEqual(JSON.parse(frames[1]).rows, [JSON.parse(big)]);
+test("a row larger than 1 MiB goes in part frames of at most 1 MiB each, cut between characters, whole once joined", () => {
+  // Non-BMP (a pair of UTF-16 units, 4 bytes), quotes and backslashes (escaped twice in a part), a lone surrogate.
+  const text = "😀".repeat(400_000) + '"\\'.repeat(100_000) + "𝄞é€\ud800a".repeat(50_000);
+  const big = JSON.stringify({ id: 1, text });
+  assert.ok(Buffer.byteLength(big) > 2 * MAX_FRAME_BYTES);
+  const frames = rowFrames(5, [row(0, "a", 10), big, row(2, "a", 10)]);
+  const parsed = frames.map((f) => JSON.parse(f));
+  for (const frame of frames) assert.ok(Buffer.byteLength(frame) <= MAX_FRAME_BYTES, `a frame of ${Buffer.byteLength(frame)} bytes`);
+  assert.deepEqual(parsed.map((f) => f.type), ["rows", ...parsed.slice(1, -1).map(() => "part"), "rows"]);
+  const parts = parsed.slice(1, -1);
+  assert.ok(parts.length >= 3, `${parts.length} parts`);
+  assert.ok(parts.every((p) => p.offset === 6));
+  assert.deepEqual(parts.map((p) => p.last), [...parts.slice(1).map(() => false), true]);
+  // No part ends inside a surrogate pair (a pair cut in two would be two lone halves).
+  for (const p of parts) assert.ok(!/[\ud800-\udbff]$/.test(p.text), "a part ends inside a surrogate pair");
+  assert.equal(parts.map((p) => p.text).join(""), big);
+  assert.deepEqual(JSON.parse(parts.map((p) => p.text).join("")), JSON.parse(big));
+  assert.equal(parsed.at(-1).offset, 7);
 });
