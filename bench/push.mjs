@@ -69,7 +69,11 @@ function probe(origin, jobUid, token) {
   const done = new Promise((resolve) => {
     ws.on("message", (data) => {
       const frame = JSON.parse(String(data));
-      if (frame.type === "rows") frame.rows.forEach((_, i) => seen.set(frame.offset + i, Date.now()));
+      if (frame.type === "rows") {
+        frame.rows.forEach((_, i) => seen.set(frame.offset + i, Date.now()));
+        // The stream sends a window of rows ahead of the acks, no more (worker/README.md).
+        ws.send(JSON.stringify({ type: "ack", offset: frame.offset + frame.rows.length }));
+      }
       if (frame.type === "end") resolve();
     });
     ws.on("close", resolve);
