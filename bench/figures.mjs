@@ -100,6 +100,7 @@ export function figures({ workload, contestant, trials }) {
   const roundCpu = [];
   const roundThread = [];
   const roundRequests = [];
+  const roundBare = [];
   let calibration;
   for (const { sim, outcome, excluded = [], wallMs: wall } of trials) {
     const all = sim.stats();
@@ -133,6 +134,7 @@ export function figures({ workload, contestant, trials }) {
       if (record.summary?.roundCpuMicros) roundCpu.push(...record.summary.roundCpuMicros);
       if (record.summary?.roundThreadMicros) roundThread.push(...record.summary.roundThreadMicros);
       if (record.summary?.roundRequests) roundRequests.push(...record.summary.roundRequests);
+      if (record.summary?.roundBareMicros) roundBare.push(...record.summary.roundBareMicros);
       calibration ??= record.summary?.calibration;
       if (record.error) errors.set(record.error, (errors.get(record.error) ?? 0) + 1);
       else if (record.completedAt !== null) {
@@ -161,7 +163,7 @@ export function figures({ workload, contestant, trials }) {
     cpuMs: cpuMs / n,
     cpuMsPer10kRows: rows > 0 ? (cpuMs * 10_000) / rows : null,
     cpuMsPerTick: cpuMs / ticks,
-    step: roundCpu.length > 0 ? stepFigures(roundCpu, roundThread, roundRequests, calibration) : undefined,
+    step: roundCpu.length > 0 ? stepFigures(roundCpu, roundThread, roundRequests, calibration, roundBare) : undefined,
     // The idle-memory probe runs on single-trial workloads (the fleet).
     memory: trials[0].outcome.idle && idleMemory(trials[0].outcome.idle),
     wallMs: wallMs / n,
@@ -172,12 +174,13 @@ export function figures({ workload, contestant, trials }) {
  * `pollStep` rounds: CPU (process, and its main thread where known), split by the requests a
  * round made, and Node's bare fetch + json() of a status and of a 1000-row page.
  */
-function stepFigures(cpuMicros, threadMicros, requests, calibration) {
+function stepFigures(cpuMicros, threadMicros, requests, calibration, bareMicros = []) {
   const ms = (list) => list.map((us) => us / 1000);
   const where = (pick) => ms(cpuMicros.filter((_, i) => pick(requests[i] ?? 0)));
   // In workerd: what carrying a round in costs (a request that does nothing), taken off each.
   const carrying = calibration?.dispatchMicros && quantile(Float64Array.from(calibration.dispatchMicros).sort(), 0.5);
   return {
+    ...againstBare(cpuMicros, bareMicros, carrying || 0),
     rounds: cpuMicros.length,
     cpuMs: spread(ms(cpuMicros)),
     ...(carrying ? { dispatchMs: spread(ms(calibration.dispatchMicros)), ownCpuMs: spread(ms(cpuMicros.map((us) => Math.max(0, us - carrying)))) } : {}),
@@ -188,6 +191,24 @@ function stepFigures(cpuMicros, threadMicros, requests, calibration) {
     bareFetch: calibration && { statusMs: spread(ms(calibration.statusMicros)), pageMs: spread(ms(calibration.pageMicros)) },
     // The package alone: a status round with no HTTP (in workerd, the carrying taken off).
     packageMs: calibration?.packageMicros && spread(ms(calibration.packageMicros.map((us) => Math.max(0, us - (carrying || 0))))),
+  };
+}
+
+/**
+ * Each round beside its requests replayed bare right after it (`fetch` + `json()`, the same
+ * headers, in the same process or Worker; in workerd the carrying taken off both): the p95 of
+ * each, their ratio, and the package's own cost per round (the round less its bare replay).
+ * Both are measured on the same machine a moment apart, so the ratio holds from machine to
+ * machine where a budget in milliseconds measured the machine.
+ */
+function againstBare(cpuMicros, bareMicros, carrying) {
+  if (bareMicros.length !== cpuMicros.length || bareMicros.length === 0) return {};
+  const own = (us) => Math.max(0, us - carrying) / 1000;
+  const rounds = cpuMicros.map(own);
+  const bare = bareMicros.map(own);
+  const [roundMs, bareMs] = [spread(rounds), spread(bare)];
+  return {
+    vsBare: { roundMs, bareMs, ratioP95: bareMs.p95 > 0 ? roundMs.p95 / bareMs.p95 : null, packageOwnMs: spread(rounds.map((r, i) => r - bare[i])) },
   };
 }
 

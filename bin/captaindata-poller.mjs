@@ -9,7 +9,7 @@ import { didYouMean } from "./did-you-mean.mjs";
 import { EXIT } from "./exit-codes.mjs";
 import { COMMANDS, parseCommand } from "./flags.mjs";
 import { HELP, USAGE } from "./help.mjs";
-import { createReporter } from "./progress.mjs";
+import { createReporter, printable } from "./progress.mjs";
 import { run } from "./run.mjs";
 import { status } from "./status.mjs";
 import { catchStops } from "./stop-signals.mjs";
@@ -67,7 +67,9 @@ main(process.argv.slice(2), process.env, stops).then(
   (code) => process.exit(code),
   (error) => {
     const redact = error?.redact ?? ((t) => t);
-    process.stderr.write(`captaindata-poller: ${redact(error?.message ?? String(error))}\n`);
+    // The message may quote outside input (a --state file's job uid, a flag's value): no
+    // control character of it reaches the terminal.
+    process.stderr.write(`captaindata-poller: ${printable(redact(error?.message ?? String(error)))}\n`);
     if (error instanceof UsageError) {
       if (error.usage) process.stderr.write(`${USAGE[error.usage]}\n`);
       process.exit(EXIT.USAGE);

@@ -16,17 +16,68 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * `--header "name: value"` → `[name, value]`. The message of a refusal never holds the value:
  * it may be a secret.
  */
-export function parseHeader(text) {
+export function parseHeader(text, flag = "--header") {
   const colon = text.indexOf(":");
   const name = colon === -1 ? "" : text.slice(0, colon).trim();
   if (colon === -1 || !TOKEN.test(name)) {
     const why = colon === -1 ? "no colon" : "the text before the colon is not a header name";
-    throw new UsageError(`--header: expected "name: value", e.g. --header "x-read-token: …" (${why})`);
+    throw new UsageError(`${flag}: expected "name: value", e.g. --header "x-read-token: …" (${why})`);
   }
   const value = text.slice(colon + 1).trim();
   // A line break or NUL would split the request; fetch refuses them, and we say which flag.
-  if (/[\0\r\n]/.test(value)) throw new UsageError(`--header ${name}: the value holds a line break or NUL`);
+  if (/[\0\r\n]/.test(value)) throw new UsageError(`${flag} ${name}: the value holds a line break or NUL`);
   return [name.toLowerCase(), value];
+}
+
+/**
+ * The `--header` values, whichever way they were given: `--header "name: value"`, `--header
+ * @FILE` (one "name: value" per line, as curl reads it; blank lines and `#` comments skipped)
+ * and `--header-env "name: VARIABLE"` (the value from the environment). A file or a variable
+ * keeps a secret out of argv, which other users of the machine see in the process list.
+ * @returns {Promise<[string, string][]>}
+ */
+async function headerPairs(values, env) {
+  const pairs = [];
+  for (const text of values.header ?? []) {
+    if (!text.startsWith("@")) {
+      pairs.push(parseHeader(text));
+      continue;
+    }
+    const file = text.slice(1);
+    let content;
+    try {
+      content = await readFile(file, "utf8");
+    } catch (error) {
+      throw new UsageError(`--header @${file}: cannot read it (${error.code ?? error.message})`);
+    }
+    const lines = content.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
+    if (lines.length === 0) throw new UsageError(`--header @${file}: the file holds no "name: value" line`);
+    for (const [i, line] of lines.entries()) pairs.push(parseHeader(line, `--header @${file} (line ${i + 1})`));
+  }
+  for (const text of values["header-env"] ?? []) {
+    const [name, variable] = parseHeader(text, "--header-env");
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable)) {
+      throw new UsageError(`--header-env ${name}: expected "name: VARIABLE", the name of an environment variable`);
+    }
+    const value = env[variable];
+    if (value === undefined || value === "") throw new UsageError(`--header-env ${name}: the variable ${variable} is not set`);
+    pairs.push([name, parseHeader(`${name}: ${value}`, `--header-env ${name} (${variable})`)[1]]);
+  }
+  return pairs;
+}
+
+/**
+ * `http://` carries the key or a read token in clear text: only to this machine. The package
+ * refuses it too; the CLI says so first, in its own words, before any request.
+ */
+function checkCleartext(baseUrl) {
+  const url = new URL(baseUrl);
+  if (url.protocol !== "http:") return;
+  const host = url.hostname.toLowerCase();
+  const loopback = host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  if (!loopback) {
+    throw new UsageError(`--base-url ${url.origin}: http:// would send the credentials in clear text to another machine; use https:// (http:// is for localhost, 127.0.0.1 or [::1] only)`);
+  }
 }
 
 /** The path of `--base-url` must end in a version segment (`/v3`): without one, every path is a 404. */
@@ -86,42 +137,48 @@ export async function connectionFrom(values, env) {
   let { apiKey, keyFrom } = await readApiKey(values, env);
   const { value: projectId, from: projectFrom } = flagOrVariable(values, "project-id", env, "CAPTAINDATA_PROJECT_ID");
   const baseUrl = values["base-url"];
-  if (baseUrl !== undefined) checkBaseUrl(baseUrl);
+  if (baseUrl !== undefined) {
+    checkBaseUrl(baseUrl);
+    checkCleartext(baseUrl);
+  }
   // CAPTAINDATA_READ_TOKEN, left set for the worker, is not sent to the API itself.
   const { value: readToken, from: tokenFrom } = flagOrVariable(values, "read-token", env, "CAPTAINDATA_READ_TOKEN", baseUrl !== undefined);
   if (readToken === "") throw new UsageError("--read-token: the token is empty");
   if (baseUrl === undefined && readToken !== undefined) {
     throw new UsageError(`${tokenFrom}: a read token is for the worker that serves the run (give its URL with --base-url); the API itself takes CAPTAINDATA_API_KEY`);
   }
-  const headerPairs = (values.header ?? []).map(parseHeader);
+  const headers = await headerPairs(values, env);
   const theApi = isTheApi(baseUrl);
   // The real API always needs the key. Behind a proxy (--base-url) the key may live on the
   // proxy, which then checks credentials of its own: a read token or a header says so.
-  if (apiKey === undefined && (theApi || (readToken === undefined && headerPairs.length === 0))) {
+  if (apiKey === undefined && (theApi || (readToken === undefined && headers.length === 0))) {
     const proxy = theApi ? "" : "; through a proxy that holds the key (such as the project's worker), pass what it checks instead: --read-token TOKEN (or CAPTAINDATA_READ_TOKEN) or --header \"name: value\"";
     throw new UsageError(`no API key: set CAPTAINDATA_API_KEY or pass --api-key-file FILE${proxy}`);
   }
-  // With a run's read token, the worker holds the key: the one in the environment (set for
-  // the API) stays home. A key given for this command (--api-key-file) is sent as asked.
-  if (readToken !== undefined && !theApi && keyFrom === "CAPTAINDATA_API_KEY") [apiKey, keyFrom] = [undefined, null];
+  // With a run's read token, however given (--read-token, CAPTAINDATA_READ_TOKEN, or as the
+  // x-read-token header), the worker holds the key: the one in the environment (set for the
+  // API) stays home, and its project with it. A key given for this command (--api-key-file)
+  // is sent as asked.
+  const tokenGiven = readToken !== undefined || headers.some(([name]) => name === READ_TOKEN_HEADER);
+  if (tokenGiven && !theApi && keyFrom === "CAPTAINDATA_API_KEY") [apiKey, keyFrom] = [undefined, null];
   // The API refuses a key without its project; a proxy may add the project itself.
   if (apiKey !== undefined && projectId === undefined && theApi) {
     throw new UsageError("no project id: set CAPTAINDATA_PROJECT_ID or pass --project-id ID");
   }
   const sentProject = apiKey !== undefined || projectFrom === "--project-id" ? projectId : undefined;
-  const headers = Object.fromEntries(headerPairs);
-  if (readToken !== undefined) headers[READ_TOKEN_HEADER] = readToken;
+  const sent = Object.fromEntries(headers);
+  if (readToken !== undefined) sent[READ_TOKEN_HEADER] = readToken;
   const secrets = [
     [apiKey, "[API key]"],
     [env.CAPTAINDATA_API_KEY, "[API key]"],
     [readToken, "[read token]"],
-    ...headerPairs.map(([name, value]) => [value, `[--header ${name}]`]),
+    ...headers.map(([name, value]) => [value, `[--header ${name}]`]),
     [projectId, "[project id]"],
   ].filter(([value]) => typeof value === "string" && value.length >= MIN_SECRET_LENGTH);
-  const connection = { apiKey, projectId: sentProject, baseUrl, headers: Object.keys(headers).length > 0 ? headers : undefined };
+  const connection = { apiKey, projectId: sentProject, baseUrl, headers: Object.keys(sent).length > 0 ? sent : undefined };
   return {
     connection: Object.fromEntries(Object.entries(connection).filter(([, v]) => v !== undefined)),
-    access: { keyFrom, projectFrom: sentProject === undefined ? null : projectFrom, tokenFrom, headerNames: headerPairs.map(([name]) => name), proxy: baseUrl !== undefined, secrets },
+    access: { keyFrom, projectFrom: sentProject === undefined ? null : projectFrom, tokenFrom, headerNames: headers.map(([name]) => name), proxy: baseUrl !== undefined, secrets },
   };
 }
 

@@ -10,6 +10,7 @@ const CONNECTION = {
   "api-key-file": { type: "string" },
   "project-id": { type: "string" },
   header: { type: "string", multiple: true },
+  "header-env": { type: "string", multiple: true },
   "read-token": { type: "string" },
   help: { type: "boolean", short: "h" },
 };

@@ -9,13 +9,19 @@ const CONNECTION = `Connection:
   --base-url URL            another API root, ending in its version (/v3): a proxy such as
                             the project's worker, or the simulator of npm start
                             (http://127.0.0.1:8080/v3). Default ${DEFAULTS.baseUrl}
+                            http:// only to localhost, 127.0.0.1 or [::1]: never the
+                            credentials in clear text to another machine
   CAPTAINDATA_READ_TOKEN    through the worker: the run's read token (from its /track), sent
-                            as the x-read-token header; or --read-token TOKEN. With it, the
+                            as the x-read-token header; or --read-token TOKEN. With a read
+                            token, however given (also --header "x-read-token: …"), the
                             key and project of the environment are not sent to --base-url
   --header "NAME: VALUE"    an extra request header, e.g. a proxy's own token (repeatable).
                             Without a key, --base-url needs one of these two: the
                             credentials the proxy checks. Token and header values are
                             never printed (nor put in the resume command: give them again)
+  --header @FILE            the headers of FILE, one "NAME: VALUE" per line (# comments)
+  --header-env "NAME: VAR"  the header NAME with the value of the variable VAR: a value
+                            kept out of the command line, which other users can see
   -h, --help                this help`;
 
 const EXIT_CODES_POINTER = "Exit codes: listed by captaindata-poller --help.";

@@ -26,23 +26,33 @@ const CARRIED = ["format", "out", "state", "base-url", "api-key-file", "project-
 const CARRIED_SWITCHES = ["csv-raw"];
 
 /**
- * @param {{ jobUid: string, values: Record<string, any>, cursor: string | null }} watch
- *   `values`: the flags as given; `cursor`: where the rows written so far end.
+ * @param {{ jobUid: string, values: Record<string, any>, cursor: string | null, tokenFrom?: string | null }} watch
+ *   `values`: the flags as given; `cursor`: where the rows written so far end; `tokenFrom`:
+ *   where the read token came from (the connection's `access.tokenFrom`).
  */
 export function resumeCommand({ jobUid, values, cursor }, prefix = invocation()) {
   const words = [...prefix, "watch", jobUid];
   for (const flag of CARRIED) if (values[flag] !== undefined) words.push(`--${flag}`, values[flag]);
+  // A header from a file or a variable names where its value is, not the value: carried.
+  for (const header of values.header ?? []) if (header.startsWith("@")) words.push("--header", header);
+  for (const header of values["header-env"] ?? []) words.push("--header-env", header);
   for (const flag of CARRIED_SWITCHES) if (values[flag]) words.push(`--${flag}`);
   if (values.state === undefined && cursor) words.push("--cursor", cursor);
   if (values.quiet) words.push("--quiet");
   return words.map(shellQuote).join(" ");
 }
 
-/** What the command leaves out because it holds secrets, and how to give it again; "" when nothing. */
-export function leftOutNote(values) {
+/**
+ * What the command leaves out because it holds secrets, and how to give it again; "" when
+ * nothing. `tokenFrom`: where this command's read token came from (a variable set for one
+ * command, `CAPTAINDATA_READ_TOKEN=… npx …`, is gone for the next).
+ */
+export function leftOutNote(values, tokenFrom = null) {
   const missing = [];
   if (values["read-token"] !== undefined) missing.push("the read token: set CAPTAINDATA_READ_TOKEN, or add --read-token TOKEN");
+  else if (tokenFrom === "CAPTAINDATA_READ_TOKEN") missing.push("the read token: CAPTAINDATA_READ_TOKEN must be set for it too");
   for (const header of values.header ?? []) {
+    if (header.startsWith("@")) continue;
     const name = header.slice(0, Math.max(0, header.indexOf(":"))).trim();
     missing.push(`add --header "${name}: …" with its value`);
   }
@@ -51,6 +61,6 @@ export function leftOutNote(values) {
 
 /** "To resume:", the command, and the note on what it leaves out: the lines printed after a stop. */
 export function resumeText(watch, { heading = "To resume:", prefix = invocation() } = {}) {
-  const note = leftOutNote(watch.values);
+  const note = leftOutNote(watch.values, watch.tokenFrom);
   return `${heading}\n  ${resumeCommand(watch, prefix)}${note ? `\n  ${note}` : ""}`;
 }

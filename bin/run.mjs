@@ -131,7 +131,7 @@ export async function run({ workflowUid, values, connection, access, reporter, i
   reporter.say(`scheduled run ${jobUid} of workflow ${workflowUid} (${plural(inputs.length, "input")})`);
   if (interrupt.requested) {
     // Ctrl-C while the schedule request was out: the run exists; say how to watch it.
-    reporter.say(`interrupted before any row. ${resumeText({ jobUid, values, cursor: null }, { heading: "To watch the run:" })}`);
+    reporter.say(`interrupted before any row. ${resumeText({ jobUid, values, cursor: null, tokenFrom: ctx.access.tokenFrom }, { heading: "To watch the run:" })}`);
     return interrupt.exitCode;
   }
   return watch({ ...ctx, jobUid });

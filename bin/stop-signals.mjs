@@ -5,6 +5,7 @@
 // A closed pipe is said nothing about: the reader had what it wanted.
 import { readFileSync } from "node:fs";
 import { EXIT } from "./exit-codes.mjs";
+import { printable } from "./progress.mjs";
 
 export const EXIT_OF = Object.freeze({
   SIGINT: EXIT.INTERRUPTED,
@@ -25,7 +26,7 @@ const SPOKEN = { SIGINT: "Ctrl-C", SIGHUP: "SIGHUP", SIGTERM: "SIGTERM", NPX_GON
 export function catchStops(proc = process, env = process.env) {
   const listeners = [];
   let stoppedAt = 0;
-  let reporter = { say: (text) => proc.stderr.write(`${text}\n`), end() {} };
+  let reporter = { say: (text) => proc.stderr.write(`${printable(text)}\n`), end() {} };
   const exit = (code) => {
     reporter.end();
     proc.exit(code);

@@ -176,7 +176,7 @@ async function reportOutcome({ outcome, writeError, refused, rows, cursor, count
     reporter.say(`error: ${writeError.message}; ${plural(rows, "row")} written${where}`);
     return EXIT.RUN_FAILED;
   }
-  const resume = () => resumeText({ jobUid, values, cursor });
+  const resume = () => resumeText({ jobUid, values, cursor, tokenFrom: access.tokenFrom });
   if (refused && !interrupt.requested) {
     reporter.say(`error: ${refusedText(refused, values)}; ${plural(rows, "row")} written${where}. ${resume()}`);
     return EXIT.GAVE_UP;

@@ -187,6 +187,9 @@ class Stream {
       this.#ack = null;
       this.#part = "";
       const ack = (offset) => {
+        // A browser's send() on a closing socket does not throw: it logs a warning, and the
+        // server that closed wants no ack anyway (OPEN is 1 in every WebSocket).
+        if (ws.readyState !== 1) return;
         try {
           ws.send(JSON.stringify({ type: "ack", offset }));
         } catch {

@@ -43,6 +43,13 @@ const ERROR_LABELS = {
   504: "GATEWAY_TIMEOUT",
 };
 const encoder = new TextEncoder();
+/**
+ * A measuring aid: a bench that replays a request it has just made (to time its HTTP client
+ * alone) sends this header. Such a GET of a v3 run or page is answered as the API answers it,
+ * with no injected fault, and left out of the log, the stats and the faults' dice: it changes
+ * no figure of the run.
+ */
+export const REPLAY_HEADER = "x-sim-replay";
 
 /**
  * @typedef {import("./jobs.js").JobSpec} JobSpec
@@ -502,6 +509,12 @@ export function createSim(options = {}) {
     return answer;
   }
 
+  /** A bench's replay (REPLAY_HEADER): the normal answer, no fault, nothing logged. */
+  function replayAnswer(request, route, url) {
+    const j = jobs.get(route.jobUid);
+    return checkAuth(request) ?? (j ? normalAnswer(j, route, url) : problem(404, "Job not found", { scope: "job" }));
+  }
+
   async function apiAnswer(request, route, url, entry) {
     if (url.pathname.startsWith(`${V4_BASE}/`)) {
       return v4.answer(request, route, url, entry, (fault, req, shape) => faultAnswer(fault, req, shape, entry));
@@ -583,6 +596,9 @@ export function createSim(options = {}) {
     }
     const corsAnswer = corsHeaders(cors, request.headers.get("origin"));
     const route = matchRoute(request.method, url.pathname);
+    if (request.headers.get(REPLAY_HEADER) === "1" && ["run", "results"].includes(route.kind) && route.allowed) {
+      return toResponse(replayAnswer(request, route, url), corsAnswer);
+    }
     /** @type {LogEntry} */
     const entry = {
       seq: log.length,

@@ -5,7 +5,8 @@ import { sleep } from "./http.mjs";
 
 /**
  * Runs `round(cursor)` until a round is done, sleeping `intervalMs` between rounds. A round
- * resolves with `{ step, cpuMicros, threadMicros? }`, `step` shaped like `pollStep`'s result.
+ * resolves with `{ step, cpuMicros, threadMicros?, bareMicros? }`, `step` shaped like
+ * `pollStep`'s result, `bareMicros` the CPU of its requests replayed bare.
  * Rows go to `onBatch`, status changes to `onStatus`; a terminal `step.error` rejects. The
  * summary holds each round's CPU and requests.
  */
@@ -17,10 +18,12 @@ export async function cronRounds({ round, intervalMs, signal, onBatch, onStatus 
   const roundCpuMicros = [];
   const roundThreadMicros = [];
   const roundRequests = [];
+  const roundBareMicros = [];
   for (;;) {
-    const { step, cpuMicros, threadMicros } = await round(cursor);
+    const { step, cpuMicros, threadMicros, bareMicros } = await round(cursor);
     roundCpuMicros.push(cpuMicros);
     if (threadMicros !== undefined) roundThreadMicros.push(threadMicros);
+    if (bareMicros !== undefined) roundBareMicros.push(bareMicros);
     roundRequests.push(step.requests);
     requests += step.requests;
     cursor = step.cursor;
@@ -34,7 +37,7 @@ export async function cronRounds({ round, intervalMs, signal, onBatch, onStatus 
     }
     if (step.done) {
       if (step.error) throw step.error;
-      return { status, totalResults: offset, requests, rounds: roundCpuMicros.length, roundCpuMicros, roundThreadMicros, roundRequests };
+      return { status, totalResults: offset, requests, rounds: roundCpuMicros.length, roundCpuMicros, roundThreadMicros, roundRequests, roundBareMicros };
     }
     await sleep(intervalMs, signal);
   }

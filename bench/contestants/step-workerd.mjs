@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Miniflare } from "miniflare";
 import { PACKAGE_MODULES } from "../../worker/miniflare-options.mjs";
+import { REPLAY_HEADER } from "../../sim/index.js";
 import { cronRounds, measuredApart } from "./rounds.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -93,7 +94,9 @@ export function createStepWorkerd(options) {
   async function round(cursor) {
     const { json, micros } = await workerd.call("/step", { jobUid, retry, deadlineMs, cursor });
     const results = json.indexes.map((index) => ({ index }));
-    return { step: { ...json, results, error: json.error && new Error(json.error) }, cpuMicros: micros };
+    // The same requests again, bare, in the same Worker: what workerd alone costs for them.
+    const bare = await workerd.call("/replay", { replayHeader: REPLAY_HEADER });
+    return { step: { ...json, results, error: json.error && new Error(json.error) }, cpuMicros: micros, bareMicros: bare.micros };
   }
 
   async function start() {

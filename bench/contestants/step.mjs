@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { cronRounds, measuredApart } from "./rounds.mjs";
 import { loadPackage } from "./package.mjs";
+import { REPLAY_HEADER } from "../../sim/index.js";
 
 const { pollStep } = await loadPackage();
 
@@ -59,6 +60,32 @@ function packageAloneMicros(options, times, gapMs) {
   );
 }
 
+/** A `fetch` that records each request's URL and headers (to replay them bare), then sends it. */
+function recordingFetch() {
+  const sent = [];
+  const recording = (url, init = {}) => {
+    sent.push({ url: String(url), headers: new Headers(init.headers) });
+    return fetch(url, init);
+  };
+  return { fetch: recording, sent };
+}
+
+/**
+ * The CPU (µs) of the requests a round made, made again bare: `fetch` + `json()` with the same
+ * headers, one after the other. The simulator answers them as before but counts none of them
+ * (REPLAY_HEADER): the workload's requests and bytes stay the round's.
+ */
+async function bareReplayMicros(sent) {
+  const before = process.cpuUsage();
+  for (const { url, headers } of sent) {
+    const replay = new Headers(headers);
+    replay.set(REPLAY_HEADER, "1");
+    await (await fetch(url, { headers: replay })).json();
+  }
+  const used = process.cpuUsage(before);
+  return used.user + used.system;
+}
+
 export function createStep(options) {
   const { baseUrl, apiKey, projectId, jobUid, intervalMs, retry, deadlineMs, onBatch, onStatus, calibrationJobUid } = options;
   const stopper = new AbortController();
@@ -78,14 +105,19 @@ export function createStep(options) {
     };
   }
 
-  /** One round, with the process's and the main thread's CPU around it. */
+  /**
+   * One round, with the process's and the main thread's CPU around it; then the same requests
+   * again, bare (`fetch` + `json()`, the same headers), with their CPU: what the runtime alone
+   * costs for what the round asked.
+   */
   async function round(cursor) {
+    const { fetch: recording, sent } = recordingFetch();
     const thread = mainThreadMicros();
     const before = process.cpuUsage();
-    const step = await pollStep({ baseUrl, apiKey, projectId, jobUid, retry, deadlineMs, cursor });
+    const step = await pollStep({ baseUrl, apiKey, projectId, jobUid, retry, deadlineMs, cursor, fetch: recording });
     const spent = process.cpuUsage(before);
     const threadMicros = thread === null ? undefined : mainThreadMicros() - thread;
-    return { step, cpuMicros: spent.user + spent.system, threadMicros };
+    return { step, cpuMicros: spent.user + spent.system, threadMicros, bareMicros: await bareReplayMicros(sent) };
   }
 
   async function start() {

@@ -13,6 +13,17 @@ function answerPending(jobUid) {
   return () => Promise.resolve({ status: 200, headers, json: () => Promise.resolve(body) });
 }
 
+// The requests of the last POST /step round, which POST /replay makes again bare.
+let lastSent = [];
+
+/** A `fetch` that records each request's URL and headers, then sends it. */
+function recordingFetch(sent) {
+  return (url, init = {}) => {
+    sent.push({ url: String(url), headers: [...new Headers(init.headers)] });
+    return fetch(url, init);
+  };
+}
+
 export default {
   async fetch(request, env) {
     const body = await request.json();
@@ -23,9 +34,20 @@ export default {
       const parsed = await answer.json();
       return Response.json({ ok: parsed !== null });
     }
+    // POST /replay: the last round's requests again, bare (`fetch` + `json()`, the same
+    // headers); the simulator counts none of them (its replay header).
+    if (pathname === "/replay") {
+      for (const { url, headers } of lastSent) {
+        const replay = new Headers(headers);
+        replay.set(body.replayHeader, "1");
+        await (await fetch(url, { headers: replay })).json();
+      }
+      return Response.json({ replayed: lastSent.length });
+    }
     const { jobUid, retry, deadlineMs, cursor } = body;
     // POST /alone: a status round whose `fetch` answers a parsed pending status at once.
-    const answering = pathname === "/alone" ? answerPending(jobUid) : undefined;
+    lastSent = [];
+    const answering = pathname === "/alone" ? answerPending(jobUid) : recordingFetch(lastSent);
     const step = await pollStep({ baseUrl: env.BASE_URL, apiKey: env.API_KEY, projectId: env.PROJECT_ID, jobUid, retry, deadlineMs, cursor, fetch: answering });
     return Response.json({
       indexes: step.results.map((row) => row.index),
