@@ -38,8 +38,8 @@ test("v4 settings: defaults, https (http on loopback only), PUBLIC_URL needed to
   assert.throws(() => v4Settings({ WEBHOOK_SECRET: "s" }), { setting: "CAPTAINDATA_API_KEY" });
   assert.throws(() => v4Callback(env), { setting: "PUBLIC_URL", message: /PUBLIC_URL/ });
   assert.throws(() => v4Callback({ ...env, PUBLIC_URL: "http://worker.example.com" }), { setting: "PUBLIC_URL" });
-  const callback = v4Callback({ ...env, PUBLIC_URL: "https://w.example.workers.dev/" });
-  assert.deepEqual(callback, { url: "https://w.example.workers.dev/v4/callbacks", headers: { "x-callback-secret": "s" } });
+  const callback = v4Callback({ ...env, PUBLIC_URL: "https://w.example.workers.dev/" }, "the-run-own-secret");
+  assert.deepEqual(callback, { url: "https://w.example.workers.dev/v4/callbacks", headers: { "x-callback-secret": "the-run-own-secret" } });
   // A wrong value is never echoed (it could hold credentials).
   assert.throws(() => v4Callback({ ...env, PUBLIC_URL: "ftp://user:pw@x" }), (e) => !e.message.includes("pw"));
 });

@@ -227,9 +227,9 @@ export class RunTracker extends DurableObject {
     return trackV4(this, runUid, info);
   }
 
-  /** Stores one verified v4 callback's batch, once by its batch_uid. */
-  v4Callback(payload, seen) {
-    return storeV4Callback(this, payload, seen);
+  /** Stores one v4 callback's batch, once by its batch_uid, if `presented` is the run's callback secret. */
+  v4Callback(payload, seen, presented) {
+    return storeV4Callback(this, payload, seen, presented);
   }
 
   /**

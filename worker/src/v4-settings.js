@@ -14,7 +14,10 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /** The path Captain Data POSTs a v4 run's callbacks to, on `PUBLIC_URL`. */
 export const CALLBACK_PATH = "/v4/callbacks";
-/** The header that carries the callbacks' secret (WEBHOOK_SECRET), sent by Captain Data with each callback. */
+/**
+ * The header that carries a run's own callback secret (random per launch, never WEBHOOK_SECRET),
+ * given to Captain Data at launch and sent back by it with each callback of that run.
+ */
 export const CALLBACK_HEADER = "x-callback-secret";
 
 /** An absolute https URL, or http on loopback only (a local simulator or worker). */
@@ -53,11 +56,14 @@ export function v4Settings(env) {
   };
 }
 
-/** The callback Captain Data is given at launch: the worker's URL and the secret header. */
-export function v4Callback(env) {
+/**
+ * The callback Captain Data is given at launch: the worker's URL and the run's own secret in a
+ * header (a header, not the URL: URLs end up in logs and in the deliveries list).
+ */
+export function v4Callback(env, callbackSecret) {
   if (!env.PUBLIC_URL) throw new ConfigError("PUBLIC_URL", "The worker setting PUBLIC_URL (its own https origin) is needed to launch v4 runs");
   const origin = endpoint(env, "PUBLIC_URL");
-  return { url: `${origin}${CALLBACK_PATH}`, headers: { [CALLBACK_HEADER]: secret(env, "WEBHOOK_SECRET") } };
+  return { url: `${origin}${CALLBACK_PATH}`, headers: { [CALLBACK_HEADER]: callbackSecret } };
 }
 
 /**

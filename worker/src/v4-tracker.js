@@ -3,7 +3,7 @@
 // batch_uid; the alarm is the safety net: the run's status on a slow cadence while it is active,
 // then its deliveries, replaying what never arrived, until every batch it can learn of is stored.
 import { classifyV4Status } from "captaindata-poller";
-import { newTokenEpoch } from "./access.js";
+import { matchesDigest, newTokenEpoch, secretDigest } from "./access.js";
 import { ConfigError, settings } from "./config.js";
 import { rowsUnderCap } from "./limits.js";
 import { listDeliveries, readRun, replay } from "./v4-api.js";
@@ -12,10 +12,13 @@ import { v4Settings } from "./v4-settings.js";
 
 export const V4_SCHEMA = [
   // `final_from`: "callback" or "status", whichever said first that the run is over.
+  // `callback_secret`: the SHA-256 (hex) of the run's own callback secret, never the secret.
   `CREATE TABLE IF NOT EXISTS v4_run (
      id INTEGER PRIMARY KEY CHECK (id = 1), action TEXT, status TEXT NOT NULL, final_status TEXT,
-     final_from TEXT, final_error TEXT, settled_checks INTEGER NOT NULL, replays_sent INTEGER NOT NULL)`,
-  "CREATE TABLE IF NOT EXISTS v4_batches (batch_uid TEXT PRIMARY KEY, position INTEGER NOT NULL, rows INTEGER NOT NULL, received_at INTEGER NOT NULL)",
+     final_from TEXT, final_error TEXT, settled_checks INTEGER NOT NULL, replays_sent INTEGER NOT NULL,
+     callback_secret TEXT)`,
+  // `digest`: the SHA-256 of the batch's rows as received, so a claim of the same batch_uid with other rows is told apart.
+  "CREATE TABLE IF NOT EXISTS v4_batches (batch_uid TEXT PRIMARY KEY, position INTEGER NOT NULL, rows INTEGER NOT NULL, received_at INTEGER NOT NULL, digest TEXT)",
   // When the worker last replayed a batch: the next replay of it waits (REPLAY_PACE).
   "CREATE TABLE IF NOT EXISTS v4_replays (batch_uid TEXT PRIMARY KEY, last_at INTEGER NOT NULL)",
 ];
@@ -24,17 +27,38 @@ const REPLAY_PACE = 4;
 // Batches the run's end message names at most (the count is always given).
 const NAMED_LOST = 5;
 
+// Columns added after the first v4 deployment: a run stored before them gets them on load.
+const ADDED_V4_COLUMNS = {
+  v4_run: { callback_secret: "TEXT" },
+  v4_batches: { digest: "TEXT" },
+};
+
+function addV4Columns(tracker) {
+  for (const [table, columns] of Object.entries(ADDED_V4_COLUMNS)) {
+    const have = new Set(tracker.sql.exec(`SELECT name FROM pragma_table_info('${table}')`).toArray().map((c) => c.name));
+    for (const [name, type] of Object.entries(columns)) if (!have.has(name)) tracker.sql.exec(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`);
+  }
+}
+
 /** The run's v4 state, or null when this tracker holds a v3 run (or nothing). */
 function loadV4(tracker) {
   if (!tracker.hasTables()) return null;
   const exists = tracker.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'v4_run'").toArray().length > 0;
-  return exists ? (tracker.sql.exec("SELECT * FROM v4_run WHERE id = 1").toArray()[0] ?? null) : null;
+  if (!exists) return null;
+  if (!tracker.v4ColumnsChecked) {
+    for (const statement of V4_SCHEMA) tracker.sql.exec(statement);
+    addV4Columns(tracker);
+    tracker.v4ColumnsChecked = true;
+  }
+  return tracker.sql.exec("SELECT * FROM v4_run WHERE id = 1").toArray()[0] ?? null;
 }
 
 /** Creates the run's rows when the worker launched it. */
-function insertRun(tracker, runUid, action) {
+function insertRun(tracker, runUid, action, digest) {
   tracker.createTables();
   for (const statement of V4_SCHEMA) tracker.sql.exec(statement);
+  addV4Columns(tracker);
+  tracker.v4ColumnsChecked = true;
   tracker.sql.exec(
     `INSERT INTO run (id, job_uid, name, workflow_uid, cursor, status, done, row_count, version,
        webhook_gen, failed_steps, steps, created_at, token_epoch) VALUES (1, ?, ?, NULL, NULL, 'unknown', 0, 0, 0, 0, 0, 0, ?, ?)`,
@@ -44,54 +68,70 @@ function insertRun(tracker, runUid, action) {
     newTokenEpoch(),
   );
   tracker.sql.exec(
-    "INSERT INTO v4_run (id, action, status, settled_checks, replays_sent) VALUES (1, ?, 'CREATED', 0, 0)",
+    "INSERT INTO v4_run (id, action, status, settled_checks, replays_sent, callback_secret) VALUES (1, ?, 'CREATED', 0, 0, ?)",
     action,
+    digest,
   );
 }
 
 /**
  * Tracks a run the worker launched; its first status read is one interval away (the callbacks
- * come first). Idempotent. `epoch` is what the run's read tokens must name.
+ * come first). Idempotent. `secretDigest`: the digest of the callback secret its launch gave
+ * Captain Data (the first one stored is kept). `epoch` is what the run's read tokens must name.
  * @returns {Promise<{ created: boolean, epoch: string }>}
  */
-export async function trackV4(tracker, runUid, { action }) {
+export async function trackV4(tracker, runUid, { action, secretDigest: digest }) {
   const run = tracker.load();
   if (run && loadV4(tracker)) {
     tracker.sql.exec("UPDATE run SET name = COALESCE(name, ?) WHERE id = 1", action);
-    tracker.sql.exec("UPDATE v4_run SET action = COALESCE(action, ?) WHERE id = 1", action);
+    tracker.sql.exec("UPDATE v4_run SET action = COALESCE(action, ?), callback_secret = COALESCE(callback_secret, ?) WHERE id = 1", action, digest);
     return { created: false, epoch: tracker.tokenEpoch(run) };
   }
   if (run) throw new Error(`run ${runUid} is tracked already as a v3 run`);
-  insertRun(tracker, runUid, action);
+  insertRun(tracker, runUid, action, digest);
   await tracker.ctx.storage.setAlarm(Date.now() + statusInterval(tracker.env));
   return { created: true, epoch: tracker.tokenEpoch(tracker.load()) };
 }
 
 /**
- * Stores one verified callback: its rows once per batch_uid, after the rows stored so far (a
- * replay or a duplicate adds nothing). A final status makes the safety net check the deliveries
- * now. `seen` is `classifyV4Status(payload.run.status)`. A run this worker does not store is
- * not created: it may have been deleted (its rows must not come back), or its callback beat the
- * launch's answer (refused, the delivery fails, and the safety net replays it once tracked).
- * @returns {Promise<"stored" | "duplicate" | "ended" | "unknown">}
+ * Stores one callback proved by `presented`, the run's own callback secret: its rows once per
+ * batch_uid, after the rows stored so far (a replay or an identical duplicate adds nothing; the
+ * same batch_uid with other rows is a conflict, refused and logged). A final status makes the
+ * safety net check the deliveries soon. `seen` is `classifyV4Status(payload.run.status)`. A run
+ * this worker does not store is not created: it may have been deleted (its rows must not come
+ * back), or its callback beat the launch's answer (refused, the delivery fails, and the safety
+ * net replays it once tracked). Any other secret (WEBHOOK_SECRET, another run's) is "forbidden".
+ * @returns {Promise<"stored" | "duplicate" | "ended" | "unknown" | "forbidden" | "conflict">}
  */
-export async function storeV4Callback(tracker, payload, seen) {
+export async function storeV4Callback(tracker, payload, seen, presented) {
   const { batch_uid: batchUid, status } = payload.run;
   if (!tracker.load()) return "unknown";
-  if (!loadV4(tracker)) return "ended"; // a v3 run of the same uid: not ours to add to
+  const v4run = loadV4(tracker);
+  // A v3 run of the same uid has no callback secret: nothing proves a callback for it.
+  if (!v4run || !(await matchesDigest(presented, v4run.callback_secret))) return "forbidden";
   if (tracker.load().done) return "ended";
   const rows = Array.isArray(payload.results) ? payload.results : [];
+  const digest = await secretDigest(JSON.stringify(rows));
   const final = seen.class === "succeeded" || seen.class === "failed";
   const { maxRowsPerRun } = settings(tracker.env);
   let capped = null;
   let kept = [];
   const before = tracker.load();
   const stored = tracker.ctx.storage.transactionSync(() => {
-    if (tracker.sql.exec("SELECT 1 FROM v4_batches WHERE batch_uid = ?", batchUid).toArray().length > 0) return false;
+    const known = tracker.sql.exec("SELECT digest FROM v4_batches WHERE batch_uid = ?", batchUid).toArray()[0];
+    // A batch stored before digests were kept (digest null) cannot be told apart: a duplicate.
+    if (known) return known.digest && known.digest !== digest ? "conflict" : false;
     const run = tracker.load();
     const cap = rowsUnderCap(run.row_count, rows.length, maxRowsPerRun);
     rows.slice(0, cap.kept).forEach((row, i) => tracker.sql.exec("INSERT INTO rows (position, body) VALUES (?, ?)", run.row_count + i, JSON.stringify(row)));
-    tracker.sql.exec("INSERT INTO v4_batches (batch_uid, position, rows, received_at) VALUES (?, ?, ?, ?)", batchUid, run.row_count, cap.kept, Date.now());
+    tracker.sql.exec(
+      "INSERT INTO v4_batches (batch_uid, position, rows, received_at, digest) VALUES (?, ?, ?, ?, ?)",
+      batchUid,
+      run.row_count,
+      cap.kept,
+      Date.now(),
+      digest,
+    );
     tracker.sql.exec("UPDATE run SET row_count = row_count + ?, status = ?, version = version + 1 WHERE id = 1", cap.kept, seen.v3Status);
     capped = cap.error;
     kept = rows.slice(0, cap.kept);
@@ -105,6 +145,11 @@ export async function storeV4Callback(tracker, payload, seen) {
     }
     return true;
   });
+  if (stored === "conflict") {
+    // Named without the rows (personal data) or any secret; the batch_uid quoted, bounded.
+    console.error(`v4 run ${tracker.load().job_uid}: a callback claimed batch_uid ${JSON.stringify(batchUid)}, stored already with other rows: refused (409 BATCH_CONFLICT)`);
+    return "conflict";
+  }
   if (stored) publish(tracker, before, kept);
   // The rows cap: the run ends for good, its first rows kept and served (nothing dropped in silence).
   if (capped) {
