@@ -28,9 +28,16 @@ test("reconcile: stored batches need nothing; a failed or never-stored one is re
   assert.deepEqual(reconcile([{ uid: "x" }], new Set()), { replay: [], waiting: [], lost: [] }, "a delivery without a batch_uid names nothing");
 });
 
+test("reconcile: the worker's own count of replays holds when the list shows none (failed replay requests included)", () => {
+  const deliveries = [d("d1", "b1", "FAILED"), d("d2", "b2", "FAILED")];
+  const counted = (batch) => ({ b1: 3, b2: 1 })[batch] ?? 0;
+  const plan = reconcile(deliveries, new Set(), () => true, counted);
+  assert.deepEqual(plan, { replay: ["d2"], waiting: ["b2"], lost: ["b1"] });
+});
+
 test("v4 settings: defaults, https (http on loopback only), PUBLIC_URL needed to launch; a wrong one is named", () => {
   const env = { CAPTAINDATA_API_KEY: "k", WEBHOOK_SECRET: "s" };
-  assert.deepEqual(v4Settings(env), { baseUrl: "https://api.captaindata.com/v4", apiKey: "k", statusIntervalMs: 60000, recheckMs: 5000 });
+  assert.deepEqual(v4Settings(env), { baseUrl: "https://api.captaindata.com/v4", apiKey: "k", statusIntervalMs: 60000, recheckMs: 5000, giveUpMs: 3_600_000 });
   assert.equal(v4Settings({ ...env, CAPTAINDATA_V4_API_KEY: "k4" }).apiKey, "k4");
   assert.equal(v4Settings({ ...env, CAPTAINDATA_V4_BASE_URL: "http://127.0.0.1:9/v4/" }).baseUrl, "http://127.0.0.1:9/v4");
   assert.throws(() => v4Settings({ ...env, CAPTAINDATA_V4_BASE_URL: "http://api.example.com/v4" }), { setting: "CAPTAINDATA_V4_BASE_URL" });

@@ -10,7 +10,7 @@ import { registryOf } from "./registry.js";
 import { applyStep, nextStepIn } from "./step-outcome.js";
 import { answerPings, StreamViewers, viewerToken } from "./stream.js";
 import { isMissing, resultsBody, runBody } from "./v3-shapes.js";
-import { storeV4Callback, trackV4, v4Alarm } from "./v4-tracker.js";
+import { kickV4, storeV4Callback, trackV4, v4Alarm } from "./v4-tracker.js";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS run (
@@ -197,6 +197,8 @@ export class RunTracker extends DurableObject {
       }
       return "done";
     }
+    // A v4 run: its next round as early as V4_RECHECK_MS allows.
+    if (await kickV4(this)) return "active";
     const at = await this.ctx.storage.getAlarm();
     // A run backing off after failed steps keeps its later alarm; a lost alarm is re-armed.
     if (at === null || (at > Date.now() && run.failed_steps === 0)) await this.ctx.storage.setAlarm(Date.now());

@@ -9,6 +9,9 @@ const DEFAULTS = Object.freeze({
   V4_STATUS_INTERVAL_MS: 60000,
   // Once it is over: how soon the deliveries are listed again while replays are on their way.
   V4_RECHECK_MS: 5000,
+  // Once it is over: how long the safety net goes on without progress (no batch stored) before
+  // the run ends with the batches it could not recover named (and RETENTION_DAYS starts).
+  V4_GIVE_UP_MS: 3_600_000,
 });
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
@@ -34,13 +37,16 @@ function endpoint(env, name) {
   return String(raw).replace(/\/+$/, "");
 }
 
-function count(env, name) {
+function count(env, name, least = 0) {
   const raw = env[name];
   if (raw === undefined || raw === "") return DEFAULTS[name];
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new ConfigError(name, `The worker setting ${name} must be an integer ≥ 0`);
+  if (!Number.isInteger(value) || value < least) throw new ConfigError(name, `The worker setting ${name} must be an integer ≥ ${least}`);
   return value;
 }
+
+// 0 would end every run at its first recheck: the give-up time is at least 1 ms.
+const giveUpMs = (env) => count(env, "V4_GIVE_UP_MS", 1);
 
 /**
  * The v4 settings; throws a ConfigError naming the first wrong one. `apiKey`:
@@ -53,6 +59,7 @@ export function v4Settings(env) {
     apiKey: env.CAPTAINDATA_V4_API_KEY ? secret(env, "CAPTAINDATA_V4_API_KEY") : secret(env, "CAPTAINDATA_API_KEY"),
     statusIntervalMs: count(env, "V4_STATUS_INTERVAL_MS"),
     recheckMs: count(env, "V4_RECHECK_MS"),
+    giveUpMs: giveUpMs(env),
   };
 }
 
@@ -85,5 +92,6 @@ export function v4Problems(env) {
   check("PUBLIC_URL", () => endpoint(env, "PUBLIC_URL"));
   check("V4_STATUS_INTERVAL_MS", () => count(env, "V4_STATUS_INTERVAL_MS"));
   check("V4_RECHECK_MS", () => count(env, "V4_RECHECK_MS"));
+  check("V4_GIVE_UP_MS", () => giveUpMs(env));
   return problems;
 }
