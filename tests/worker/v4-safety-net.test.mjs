@@ -95,6 +95,7 @@ test("a deliveries list that never shows the worker's replays: 3 replays per bat
   assert.ok(figures.listings <= figures.alarms, "one listing per round at most");
   for (const b of batches) assert.ok(ended.error_message.includes(b), `${b} named`);
   assert.match(ended.error_message, /3 batches could not be recovered after 3 replays each/);
+  assert.deepEqual([ended.status, ended.error_code, ended.rows_missing.batch_count], ["shutdown", "ROWS_MISSING", 3]);
   w.sim.v4.setDefaults({});
 });
 
@@ -149,6 +150,9 @@ test("a list of 2,000 failed deliveries: at most 3 replays each and SUBREQUEST_B
   assert.ok(figures.maxRequestsPerAlarm <= BUDGET, `${figures.maxRequestsPerAlarm} requests in one alarm`);
   assert.ok(figures.listings <= figures.alarms);
   assert.match(ended.error_message, /The rows of 2000 batches .*\(batch_uid hostile-b-0, hostile-b-1, hostile-b-2, hostile-b-3, hostile-b-4 and 1995 more\)/);
+  assert.deepEqual([ended.status, ended.error_code], ["shutdown", "ROWS_MISSING"]);
+  assert.deepEqual(ended.rows_missing.batches, failed.slice(0, 100).map((d) => d.batch_uid), "100 listed at most");
+  assert.equal(ended.rows_missing.batch_count, 2000);
   w.sim.v4.setDefaults({});
 });
 

@@ -177,13 +177,14 @@ test("a callback for a run this worker does not store (deleted, or never launche
   assert.equal(post.status, 404);
 });
 
-test("batches that 3 replays do not bring are named when the run ends, never skipped in silence", async () => {
+test("batches that 3 replays do not bring are named when the run ends: ROWS_MISSING, never read as finished", async () => {
   // Every callback of this run is lost, and so is every replay.
   w.sim.v4.setDefaults({ rows: 20, pageSize: 10, durationMs: 2000, faults: { lostRate: 1, replayLostRate: 1 } });
   const { run_uid: runUid, read_token: token } = (await launch({ inputs: [{}] })).body;
   await advance(2000);
   const ended = await untilEnded(runUid, token);
-  assert.equal(ended.status, "finished", "the run itself succeeded");
+  assert.equal(ended.status, "shutdown", "the run itself succeeded, but rows are missing");
+  assert.equal(ended.error_code, "ROWS_MISSING");
   assert.equal(ended.row_count, 0);
   assert.match(ended.error_message, /^The rows of 3 batches could not be recovered after 3 replays each \(batch_uid /);
   for (const b of w.sim.v4.run(runUid).batches) assert.ok(ended.error_message.includes(b.batchUid), b.batchUid);

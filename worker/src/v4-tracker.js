@@ -5,7 +5,7 @@
 import { classifyV4Status } from "captaindata-poller";
 import { matchesDigest, newTokenEpoch, secretDigest } from "./access.js";
 import { ConfigError, settings } from "./config.js";
-import { rowsUnderCap } from "./limits.js";
+import { LISTED_MISSING_BATCHES, ROWS_MISSING, rowsUnderCap } from "./limits.js";
 import { listDeliveries, MAX_PAGES, readRun, replay } from "./v4-api.js";
 import { MAX_REPLAYS, reconcile } from "./v4-reconcile.js";
 import { v4Settings } from "./v4-settings.js";
@@ -160,7 +160,8 @@ export async function storeV4Callback(tracker, payload, seen, presented) {
   if (stored) publish(tracker, before, kept);
   // The rows cap: the run ends for good, its first rows kept and served (nothing dropped in silence).
   if (capped) {
-    end(tracker, { status: null, code: capped.code, message: capped.message });
+    const missing = { batches: [], batch_count: 0, count: null, run_status: String(status) };
+    end(tracker, { status: null, code: capped.code, message: capped.message, missing });
     await tracker.ctx.storage.setAlarm(Date.now() + settings(tracker.env).retentionMs);
     return "stored";
   }
@@ -361,7 +362,11 @@ function giveUp(tracker, v4run, settings) {
   return endOver(tracker, v4run, lost, message);
 }
 
-/** Ends a run that is over: its own outcome, and the batches it lacks named. */
+/**
+ * Ends a run that is over: its own outcome, and the batches it lacks named. A run that failed
+ * keeps its own code (its lost batches in the message); one that succeeded (in full or in part)
+ * with batches missing, or that was given up, ends ROWS_MISSING: never served as finished.
+ */
 async function endOver(tracker, v4run, lost, lostText) {
   const seen = await classifyV4Status(v4run.final_status);
   if (lostText) console.error(`v4 run ${tracker.load().job_uid}: ${lostText}`);
@@ -369,7 +374,9 @@ async function endOver(tracker, v4run, lost, lostText) {
     const message = [v4run.final_error ?? `The run ended ${v4run.final_status}`, lostText].filter(Boolean).join(". ");
     return end(tracker, { status: seen.v3Status, code: seen.errorCode, message });
   }
-  return end(tracker, { status: seen.v3Status, code: null, message: lostText });
+  if (!lostText) return end(tracker, { status: seen.v3Status, code: null, message: null });
+  const missing = { batches: lost.slice(0, LISTED_MISSING_BATCHES), batch_count: lost.length, count: null, run_status: String(v4run.final_status) };
+  return end(tracker, { status: seen.v3Status, code: ROWS_MISSING, message: `${lostText} (${ROWS_MISSING}).`, missing });
 }
 
 function lostMessage(lost, why = `could not be recovered after ${MAX_REPLAYS} replays each`) {
@@ -378,16 +385,17 @@ function lostMessage(lost, why = `could not be recovered after ${MAX_REPLAYS} re
   return `The rows of ${lost.length} batch${lost.length === 1 ? "" : "es"} ${why} (batch_uid ${named}${more})`;
 }
 
-/** Ends the run for readers. */
-function end(tracker, { status, code, message }) {
+/** Ends the run for readers; `missing`: what it lacks, when it ended with rows missing (v3-shapes.js). */
+function end(tracker, { status, code, message, missing = null }) {
   const before = tracker.load();
   tracker.sql.exec(
     `UPDATE run SET done = 1, status = COALESCE(?, status), error_code = ?, error_message = ?, finished_at = ?, version = version + 1,
-       config_error = NULL WHERE id = 1`,
+       config_error = NULL, rows_missing = ? WHERE id = 1`,
     status ?? null,
     code,
     message ?? null,
     Date.now(),
+    missing === null ? null : JSON.stringify(missing),
   );
   publish(tracker, before, []);
   return null;
