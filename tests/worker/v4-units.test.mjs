@@ -70,3 +70,20 @@ test("reconcile: a batch whose next replay is not due yet waits, without a repla
   assert.deepEqual(asked, [["b1", 1], ["b2", 0]]);
   assert.deepEqual(plan, { replay: ["d2"], waiting: ["b1", "b2"], lost: [] });
 });
+
+test("the worker README and wrangler.toml say what holds for v4: the secrets, the safety net's bounds, ROWS_MISSING", async () => {
+  const { readFileSync } = await import("node:fs");
+  const readme = readFileSync(new URL("../../worker/README.md", import.meta.url), "utf8");
+  const toml = readFileSync(new URL("../../worker/wrangler.toml", import.meta.url), "utf8");
+  const env = { CAPTAINDATA_API_KEY: "k" };
+  const { giveUpMs, recheckMs, statusIntervalMs } = v4Settings(env);
+  for (const [name, value] of [["V4_GIVE_UP_MS", giveUpMs], ["V4_RECHECK_MS", recheckMs], ["V4_STATUS_INTERVAL_MS", statusIntervalMs]]) {
+    assert.ok(readme.includes(`| \`${name}\` | \`${value}\` |`), `${name} in the README's table with its default`);
+    assert.match(toml, new RegExp(`^${name} = "${value}"$`, "m"), `${name} in wrangler.toml`);
+  }
+  assert.ok(!readme.includes("x-callback-secret: <WEBHOOK_SECRET>"), "WEBHOOK_SECRET no longer opens the v4 callbacks");
+  assert.ok(!readme.includes("never skipped in"), "a lost batch is not only named: the run is ROWS_MISSING");
+  for (const promise of ["callback secret of its own", "counted by the worker", "`SUBREQUEST_BUDGET` requests per alarm", "One round per `V4_RECHECK_MS`", '"error_code": "ROWS_MISSING"', "rows_missing", "BATCH_CONFLICT"]) {
+    assert.ok(readme.includes(promise), promise);
+  }
+});

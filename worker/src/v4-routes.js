@@ -55,7 +55,8 @@ export async function launchV4(request, env, action) {
     // Captain Data's own 4xx message is passed on (it never holds the key); the rest is a 502.
     const refused = answer.status >= 400 && answer.status < 500 && ![401, 403].includes(answer.status);
     // Its message could quote the body sent, the callback secret included: never passed on.
-    const upstream = typeof answer.body?.message === "string" ? redacted(env, answer.body.message).split(callbackSecret).join("[callback secret]") : null;
+    const quoted = typeof answer.body?.message === "string" ? answer.body.message : null;
+    const upstream = quoted === null ? null : redacted(env, quoted).split(callbackSecret).join("[callback secret]");
     const message = upstream ?? `Captain Data answered ${answer.status || "nothing"}`;
     return problem(refused ? answer.status : 502, message, { code: answer.status === 401 || answer.status === 403 ? "UNAUTHORIZED" : "BAD_RESPONSE" });
   }
@@ -93,7 +94,9 @@ function callbackProblem(body) {
 export async function receiveV4Callback(request, env) {
   const presented = request.headers.get(CALLBACK_HEADER);
   // Shaped like a secret the worker makes, or refused before the body is read.
-  if (typeof presented !== "string" || !CALLBACK_SECRET.test(presented)) return problem(401, "Missing or malformed callback secret (x-callback-secret)");
+  if (typeof presented !== "string" || !CALLBACK_SECRET.test(presented)) {
+    return problem(401, "Missing or malformed callback secret (x-callback-secret)");
+  }
   const { body, error } = await readJson(request, MAX_CALLBACK_BYTES);
   if (error) return error;
   const refused = callbackProblem(body);

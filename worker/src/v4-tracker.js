@@ -154,7 +154,8 @@ export async function storeV4Callback(tracker, payload, seen, presented) {
   });
   if (stored === "conflict") {
     // Named without the rows (personal data) or any secret; the batch_uid quoted, bounded.
-    console.error(`v4 run ${tracker.load().job_uid}: a callback claimed batch_uid ${JSON.stringify(batchUid)}, stored already with other rows: refused (409 BATCH_CONFLICT)`);
+    const claimed = JSON.stringify(batchUid);
+    console.error(`v4 run ${tracker.load().job_uid}: a callback claimed batch_uid ${claimed}, stored already with other rows: refused (409 BATCH_CONFLICT)`);
     return "conflict";
   }
   if (stored) publish(tracker, before, kept);
@@ -347,7 +348,8 @@ async function replayDue(tracker, settings, budget, deliveryUids, deliveries) {
     const sent = answer.status >= 200 && answer.status < 300;
     if (sent) tracker.sql.exec("UPDATE v4_run SET replays_sent = replays_sent + 1 WHERE id = 1");
     tracker.sql.exec(
-      "INSERT INTO v4_replays (batch_uid, last_at, count) VALUES (?, ?, 1) ON CONFLICT (batch_uid) DO UPDATE SET last_at = excluded.last_at, count = count + 1",
+      `INSERT INTO v4_replays (batch_uid, last_at, count) VALUES (?, ?, 1)
+         ON CONFLICT (batch_uid) DO UPDATE SET last_at = excluded.last_at, count = count + 1`,
       batchOf.get(deliveryUid),
       Date.now(),
     );
