@@ -156,6 +156,25 @@ test("a list of 2,000 failed deliveries: at most 3 replays each and SUBREQUEST_B
   w.sim.v4.setDefaults({});
 });
 
+test("a deliveries list that always fails (500): the run ends at V4_GIVE_UP_MS, ROWS_MISSING with no batch it could name", async () => {
+  w.sim.v4.setDefaults({ rows: 10, pageSize: 10, durationMs: 1000, faults: { lostRate: 1 } });
+  const run = await launchV4Seen(w, { inputs: [{}] });
+  w.hooks.intercept = async (request) => {
+    const url = new URL(request.url);
+    if (url.pathname.endsWith("/v4/runs/callbacks") && url.searchParams.get("run_uid") === run.runUid) return json({ message: "down" }, 500);
+    return undefined;
+  };
+  await advance(1000);
+  const ended = await untilEnded(run.runUid, run.token, GIVE_UP_MS + 20000);
+  const figures = counts(run.runUid, () => "none");
+  w.hooks.intercept = undefined;
+  report("list always 500", figures);
+  assert.deepEqual([ended.status, ended.error_code, ended.rows_missing.batch_count], ["shutdown", "ROWS_MISSING", 0]);
+  assert.match(ended.error_message, /gave up after 5000 ms without progress \(V4_GIVE_UP_MS\): its deliveries could not be checked/);
+  assert.ok(figures.listings <= GIVE_UP_MS / RECHECK_MS + 5, `${figures.listings} listings`);
+  w.sim.v4.setDefaults({});
+});
+
 test("50 duplicate final callbacks: at most one round per V4_RECHECK_MS, and the run still ends", async () => {
   const recheck = 1000;
   const giveUp = 4000;
