@@ -40,3 +40,30 @@ export async function readThroughWorker(w, runUid, token, { intervalMs, maxDurat
   }).start();
   return { rows, summary };
 }
+
+/**
+ * A v4 launch through the worker that also resolves with what the worker sent Captain Data: its
+ * launch body (`sent`, with the callback and its secret header), read on the way to the simulator.
+ * @returns {Promise<{ res: object, sent: object, runUid: string, token: string, secret: string }>}
+ */
+export async function launchV4Seen(w, body, action = "linkedin-extract-people") {
+  let sent = null;
+  const previous = w.hooks.intercept;
+  w.hooks.intercept = async (request) => {
+    if (!request.url.endsWith(`/v4/actions/${action}/async`)) return previous?.(request);
+    const bytes = await request.arrayBuffer();
+    sent = JSON.parse(new TextDecoder().decode(bytes));
+    return w.sim.handle(new Request(request.url, { method: "POST", headers: request.headers, body: bytes }));
+  };
+  try {
+    const res = await launchV4(w, body, ADMIN, action);
+    return { res, sent, runUid: res.body?.run_uid, token: res.body?.read_token, secret: sent?.callback?.headers?.["x-callback-secret"] };
+  } finally {
+    w.hooks.intercept = previous;
+  }
+}
+
+/** Posts one callback to the worker with the given headers. */
+export function postCallback(w, body, headers) {
+  return w.call("/v4/callbacks", { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+}

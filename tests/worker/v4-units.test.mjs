@@ -28,9 +28,16 @@ test("reconcile: stored batches need nothing; a failed or never-stored one is re
   assert.deepEqual(reconcile([{ uid: "x" }], new Set()), { replay: [], waiting: [], lost: [] }, "a delivery without a batch_uid names nothing");
 });
 
+test("reconcile: the worker's own count of replays holds when the list shows none (failed replay requests included)", () => {
+  const deliveries = [d("d1", "b1", "FAILED"), d("d2", "b2", "FAILED")];
+  const counted = (batch) => ({ b1: 3, b2: 1 })[batch] ?? 0;
+  const plan = reconcile(deliveries, new Set(), () => true, counted);
+  assert.deepEqual(plan, { replay: ["d2"], waiting: ["b2"], lost: ["b1"] });
+});
+
 test("v4 settings: defaults, https (http on loopback only), PUBLIC_URL needed to launch; a wrong one is named", () => {
   const env = { CAPTAINDATA_API_KEY: "k", WEBHOOK_SECRET: "s" };
-  assert.deepEqual(v4Settings(env), { baseUrl: "https://api.captaindata.com/v4", apiKey: "k", statusIntervalMs: 60000, recheckMs: 5000 });
+  assert.deepEqual(v4Settings(env), { baseUrl: "https://api.captaindata.com/v4", apiKey: "k", statusIntervalMs: 60000, recheckMs: 5000, giveUpMs: 3_600_000 });
   assert.equal(v4Settings({ ...env, CAPTAINDATA_V4_API_KEY: "k4" }).apiKey, "k4");
   assert.equal(v4Settings({ ...env, CAPTAINDATA_V4_BASE_URL: "http://127.0.0.1:9/v4/" }).baseUrl, "http://127.0.0.1:9/v4");
   assert.throws(() => v4Settings({ ...env, CAPTAINDATA_V4_BASE_URL: "http://api.example.com/v4" }), { setting: "CAPTAINDATA_V4_BASE_URL" });
@@ -38,8 +45,8 @@ test("v4 settings: defaults, https (http on loopback only), PUBLIC_URL needed to
   assert.throws(() => v4Settings({ WEBHOOK_SECRET: "s" }), { setting: "CAPTAINDATA_API_KEY" });
   assert.throws(() => v4Callback(env), { setting: "PUBLIC_URL", message: /PUBLIC_URL/ });
   assert.throws(() => v4Callback({ ...env, PUBLIC_URL: "http://worker.example.com" }), { setting: "PUBLIC_URL" });
-  const callback = v4Callback({ ...env, PUBLIC_URL: "https://w.example.workers.dev/" });
-  assert.deepEqual(callback, { url: "https://w.example.workers.dev/v4/callbacks", headers: { "x-callback-secret": "s" } });
+  const callback = v4Callback({ ...env, PUBLIC_URL: "https://w.example.workers.dev/" }, "the-run-own-secret");
+  assert.deepEqual(callback, { url: "https://w.example.workers.dev/v4/callbacks", headers: { "x-callback-secret": "the-run-own-secret" } });
   // A wrong value is never echoed (it could hold credentials).
   assert.throws(() => v4Callback({ ...env, PUBLIC_URL: "ftp://user:pw@x" }), (e) => !e.message.includes("pw"));
 });
@@ -62,4 +69,21 @@ test("reconcile: a batch whose next replay is not due yet waits, without a repla
   });
   assert.deepEqual(asked, [["b1", 1], ["b2", 0]]);
   assert.deepEqual(plan, { replay: ["d2"], waiting: ["b1", "b2"], lost: [] });
+});
+
+test("the worker README and wrangler.toml say what holds for v4: the secrets, the safety net's bounds, ROWS_MISSING", async () => {
+  const { readFileSync } = await import("node:fs");
+  const readme = readFileSync(new URL("../../worker/README.md", import.meta.url), "utf8");
+  const toml = readFileSync(new URL("../../worker/wrangler.toml", import.meta.url), "utf8");
+  const env = { CAPTAINDATA_API_KEY: "k" };
+  const { giveUpMs, recheckMs, statusIntervalMs } = v4Settings(env);
+  for (const [name, value] of [["V4_GIVE_UP_MS", giveUpMs], ["V4_RECHECK_MS", recheckMs], ["V4_STATUS_INTERVAL_MS", statusIntervalMs]]) {
+    assert.ok(readme.includes(`| \`${name}\` | \`${value}\` |`), `${name} in the README's table with its default`);
+    assert.match(toml, new RegExp(`^${name} = "${value}"$`, "m"), `${name} in wrangler.toml`);
+  }
+  assert.ok(!readme.includes("x-callback-secret: <WEBHOOK_SECRET>"), "WEBHOOK_SECRET no longer opens the v4 callbacks");
+  assert.ok(!readme.includes("never skipped in"), "a lost batch is not only named: the run is ROWS_MISSING");
+  for (const promise of ["callback secret of its own", "counted by the worker", "`SUBREQUEST_BUDGET` requests per alarm", "One round per `V4_RECHECK_MS`", '"error_code": "ROWS_MISSING"', "rows_missing", "BATCH_CONFLICT"]) {
+    assert.ok(readme.includes(promise), promise);
+  }
 });

@@ -6,9 +6,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { manualClock } from "../../sim/index.js";
 import { API_KEY, SECRETS, rowIds } from "./worker-fixture.mjs";
-import { ADMIN, advance as advanceClock, launchV4, readThroughWorker, startV4Worker } from "./v4-fixture.mjs";
-
-const CALLBACK = { "x-callback-secret": SECRETS.WEBHOOK_SECRET, "content-type": "application/json" };
+import { ADMIN, advance as advanceClock, launchV4, launchV4Seen, readThroughWorker, startV4Worker } from "./v4-fixture.mjs";
 
 let w;
 const clock = manualClock(Date.now());
@@ -75,10 +73,12 @@ test("a launch that sets its own callback, lacks the admin token or is refused u
 
 test("callbacks: a wrong secret is 401, a malformed body 400; a duplicate or a replay adds nothing", async () => {
   w.sim.v4.setDefaults({ rows: 20, pageSize: 10, durationMs: 2000 });
-  const { run_uid: runUid, read_token: token } = (await launch({ inputs: [{}] })).body;
+  const { runUid, token, secret } = await launchV4Seen(w, { inputs: [{}] });
   const forged = { run: { run_uid: runUid, batch_uid: "forged", status: "RUNNING" }, results: [{ id: "evil" }] };
+  const CALLBACK = { "x-callback-secret": secret, "content-type": "application/json" };
   const post = (body, headers = CALLBACK) => w.call("/v4/callbacks", { method: "POST", headers, body: JSON.stringify(body) });
   assert.equal((await post(forged, { "x-callback-secret": "wrong" })).status, 401);
+  assert.equal((await post(forged, { "x-callback-secret": SECRETS.WEBHOOK_SECRET })).status, 401);
   assert.equal((await post(forged, {})).status, 401);
   assert.equal((await post({ run: { run_uid: runUid, status: "RUNNING" } })).status, 400, "no batch_uid");
   assert.equal((await post({ run: { run_uid: "../x", batch_uid: "b", status: "RUNNING" } })).status, 400);
@@ -171,19 +171,20 @@ test("callbacks that beat the launch's answer are refused (404), then replayed o
 test("a callback for a run this worker does not store (deleted, or never launched here) stores nothing", async () => {
   const post = await w.call("/v4/callbacks", {
     method: "POST",
-    headers: CALLBACK,
+    headers: { "x-callback-secret": "A".repeat(43), "content-type": "application/json" },
     body: JSON.stringify({ run: { run_uid: "0f0e0d0c-0b0a-4909-a807-060504030201", batch_uid: "b", status: "RUNNING" }, results: [{ id: "x" }] }),
   });
   assert.equal(post.status, 404);
 });
 
-test("batches that 3 replays do not bring are named when the run ends, never skipped in silence", async () => {
+test("batches that 3 replays do not bring are named when the run ends: ROWS_MISSING, never read as finished", async () => {
   // Every callback of this run is lost, and so is every replay.
   w.sim.v4.setDefaults({ rows: 20, pageSize: 10, durationMs: 2000, faults: { lostRate: 1, replayLostRate: 1 } });
   const { run_uid: runUid, read_token: token } = (await launch({ inputs: [{}] })).body;
   await advance(2000);
   const ended = await untilEnded(runUid, token);
-  assert.equal(ended.status, "finished", "the run itself succeeded");
+  assert.equal(ended.status, "shutdown", "the run itself succeeded, but rows are missing");
+  assert.equal(ended.error_code, "ROWS_MISSING");
   assert.equal(ended.row_count, 0);
   assert.match(ended.error_message, /^The rows of 3 batches could not be recovered after 3 replays each \(batch_uid /);
   for (const b of w.sim.v4.run(runUid).batches) assert.ok(ended.error_message.includes(b.batchUid), b.batchUid);
@@ -206,18 +207,4 @@ test("without PUBLIC_URL a launch is refused before anything is sent, naming the
   assert.deepEqual(health.body.problems.map((p) => p.setting), ["PUBLIC_URL"]);
   assert.ok(!JSON.stringify(health.body).includes("worker.example.com"), "the value is not shown");
   await w.restart({ PUBLIC_URL: w.origin }); // the tests after this one launch again
-});
-
-/** Posts one signed callback to the worker. */
-const postCallback = (body) => w.call("/v4/callbacks", { method: "POST", headers: CALLBACK, body: JSON.stringify(body) });
-
-test("the first final callback's error is the one kept: a later final (a duplicate, a forgery) does not overwrite it", async () => {
-  w.sim.v4.setDefaults({ rows: 10, pageSize: 10, durationMs: 600_000 });
-  const { run_uid: runUid, read_token: token } = (await launch({ inputs: [{}] })).body;
-  const final = (batchUid, message) => ({ run: { run_uid: runUid, batch_uid: batchUid, status: "FAILED" }, results: [], error: { message } });
-  assert.equal((await postCallback(final("final-1", "the first error"))).status, 200);
-  assert.equal((await postCallback(final("final-2", "a later error"))).status, 200);
-  const ended = await untilEnded(runUid, token);
-  assert.equal(ended.error_message, "the first error");
-  w.sim.v4.setDefaults({});
 });

@@ -27,6 +27,29 @@ function fromBase64url(text) {
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
+/**
+ * A new per-launch v4 callback secret: 32 random bytes, base64url (43 characters). Given to
+ * Captain Data in the launch's callback header only; the run stores its digest (`secretDigest`).
+ */
+export function newCallbackSecret() {
+  return base64url(crypto.getRandomValues(new Uint8Array(32)));
+}
+
+/** The SHA-256 of a secret, hex: what is stored in its place, so a storage dump does not hold it. */
+export async function secretDigest(value) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", encoder.encode(value)));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Whether a presented secret matches a stored digest, compared in constant time (every byte of both digests). */
+export async function matchesDigest(presented, storedDigest) {
+  if (typeof presented !== "string" || presented === "" || typeof storedDigest !== "string" || storedDigest.length !== 64) return false;
+  const actual = await secretDigest(presented);
+  let diff = 0;
+  for (let i = 0; i < 64; i++) diff |= actual.charCodeAt(i) ^ storedDigest.charCodeAt(i);
+  return diff === 0;
+}
+
 /** A new random token epoch for a run: revoking its tokens is replacing it. */
 export function newTokenEpoch() {
   return base64url(crypto.getRandomValues(new Uint8Array(16)));

@@ -4,11 +4,27 @@
 /** A run reached MAX_ROWS_PER_RUN: its first rows are kept and served, the rest is not stored. */
 export const ROWS_CAP_REACHED = "ROWS_CAP_REACHED";
 
+/**
+ * A run ended with rows the worker knows are missing: batches its safety net could not recover
+ * (their replays exhausted, or V4_GIVE_UP_MS without progress). Served `shutdown`, never
+ * `finished`, with `rows_missing` naming the batches.
+ */
+export const ROWS_MISSING = "ROWS_MISSING";
+
+/** Batch uids `rows_missing.batches` lists at most (`batch_count` is always the whole count). */
+export const LISTED_MISSING_BATCHES = 100;
+
 /** MAX_TRACKED_RUNS runs are stored already: a new one is not tracked (nor launched). */
 export const TRACKED_RUNS_CAP_REACHED = "TRACKED_RUNS_CAP_REACHED";
 
 /** Codes that end a run for good on the worker's side (tracking it again does not resume it). */
-const WORKER_FINAL = new Set([ROWS_CAP_REACHED]);
+const WORKER_FINAL = new Set([ROWS_CAP_REACHED, ROWS_MISSING]);
+
+/** The codes of a run that ended with rows missing: served with `rows_missing`. */
+const INCOMPLETE = new Set([ROWS_CAP_REACHED, ROWS_MISSING]);
+
+/** Whether a stored `error_code` says the run ended with rows missing. */
+export const isIncomplete = (code) => INCOMPLETE.has(code);
 
 /** Whether a stored `error_code` is the worker's own final one. */
 export const isWorkerFinal = (code) => WORKER_FINAL.has(code);

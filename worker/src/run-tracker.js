@@ -10,7 +10,7 @@ import { registryOf } from "./registry.js";
 import { applyStep, nextStepIn } from "./step-outcome.js";
 import { answerPings, StreamViewers, viewerToken } from "./stream.js";
 import { isMissing, resultsBody, runBody } from "./v3-shapes.js";
-import { storeV4Callback, trackV4, v4Alarm } from "./v4-tracker.js";
+import { kickV4, storeV4Callback, trackV4, v4Alarm } from "./v4-tracker.js";
 
 const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS run (
@@ -18,11 +18,12 @@ const SCHEMA = [
      cursor TEXT, status TEXT NOT NULL, done INTEGER NOT NULL, error_code TEXT, error_message TEXT,
      row_count INTEGER NOT NULL, version INTEGER NOT NULL, webhook TEXT, webhook_gen INTEGER NOT NULL,
      failed_steps INTEGER NOT NULL, steps INTEGER NOT NULL, created_at INTEGER NOT NULL, finished_at INTEGER,
-     page_size INTEGER, config_error TEXT, token_epoch TEXT, webhook_at INTEGER)`,
+     page_size INTEGER, config_error TEXT, token_epoch TEXT, webhook_at INTEGER, rows_missing TEXT)`,
   "CREATE TABLE IF NOT EXISTS rows (position INTEGER PRIMARY KEY, body TEXT NOT NULL)",
 ];
 // Columns added after the first deployment: objects created before them get them on load.
-const ADDED_COLUMNS = { page_size: "INTEGER", config_error: "TEXT", token_epoch: "TEXT", webhook_at: "INTEGER" };
+// `rows_missing`: JSON, what a run that ended with rows missing lacks (v3-shapes.js `rows_missing`).
+const ADDED_COLUMNS = { page_size: "INTEGER", config_error: "TEXT", token_epoch: "TEXT", webhook_at: "INTEGER", rows_missing: "TEXT" };
 
 // Sent with every request of a step: lets logs (and tests) tell the steps' requests apart.
 const STEP_HEADER = "x-poller-step";
@@ -197,6 +198,8 @@ export class RunTracker extends DurableObject {
       }
       return "done";
     }
+    // A v4 run: its next round as early as V4_RECHECK_MS allows.
+    if (await kickV4(this)) return "active";
     const at = await this.ctx.storage.getAlarm();
     // A run backing off after failed steps keeps its later alarm; a lost alarm is re-armed.
     if (at === null || (at > Date.now() && run.failed_steps === 0)) await this.ctx.storage.setAlarm(Date.now());
@@ -227,9 +230,9 @@ export class RunTracker extends DurableObject {
     return trackV4(this, runUid, info);
   }
 
-  /** Stores one verified v4 callback's batch, once by its batch_uid. */
-  v4Callback(payload, seen) {
-    return storeV4Callback(this, payload, seen);
+  /** Stores one v4 callback's batch, once by its batch_uid, if `presented` is the run's callback secret. */
+  v4Callback(payload, seen, presented) {
+    return storeV4Callback(this, payload, seen, presented);
   }
 
   /**

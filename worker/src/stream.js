@@ -18,11 +18,13 @@
 //   {"type":"part","offset":N,"text":"…","last":false|true}  one row too large for a frame: its
 //        JSON text in pieces, in order; row N is their concatenation, complete at `last: true`
 //   {"type":"status","run":{…}}                the run as `GET /v3/jobs/{uid}` shows it
-//   {"type":"end","run":{…}|null,"error":null|{code,message}}  the run is over, or the stream is
-//        (UNAUTHORIZED: the token expired or was revoked; NOT_FOUND): the socket closes
+//   {"type":"end","run":{…}|null,"error":null|{code,message[,rows_missing]}}  the run is over, or the
+//        stream is (UNAUTHORIZED: the token expired or was revoked; NOT_FOUND): the socket closes;
+//        a run that ended with rows missing: its code (ROWS_MISSING, ROWS_CAP_REACHED) and `rows_missing`
 //   {"type":"error","code":"…","message":"…"}  refused (TOO_MANY_VIEWERS, BAD_OFFSET); closes
 // Frames from the viewer: acks only (anything else closes the socket, 1003).
 
+import { isIncomplete } from "./limits.js";
 import { isMissing, runBody } from "./v3-shapes.js";
 
 /** What a client offers in `Sec-WebSocket-Protocol`: the protocol, then `token.<read token>`. */
@@ -202,8 +204,11 @@ function endError(run) {
   if (isMissing(run)) return { code: "NOT_FOUND", message: "Job not found" };
   const body = runBody(run);
   if (["finished", "warning"].includes(body.status)) return null;
+  const message = body.error_message ?? `The run ended as ${body.status}`;
+  // Ended with rows missing: the code and what is missing, as GET /jobs/{uid} serves them.
+  if (isIncomplete(run.error_code)) return { code: run.error_code, message, rows_missing: body.rows_missing };
   const code = run.error_code === "ALL_INPUTS_FAILED" ? "ALL_INPUTS_FAILED" : "JOB_FAILED";
-  return { code, message: body.error_message ?? `The run ended as ${body.status}` };
+  return { code, message };
 }
 
 const statusFrame = (run) => JSON.stringify({ type: "status", run: runBody(run) });

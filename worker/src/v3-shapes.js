@@ -2,7 +2,7 @@
 
 import { isFinalError } from "captaindata-poller";
 import { ALL_INPUTS_FAILED_TEXT, classifyStatus } from "captaindata-poller/rules";
-import { isWorkerFinal } from "./limits.js";
+import { isIncomplete, isWorkerFinal } from "./limits.js";
 
 // The crate's words, served in Captain Data's case ("All Inputs Failed"); readers match any case.
 const ALL_INPUTS_FAILED = ALL_INPUTS_FAILED_TEXT.replace(/\b\w/g, (letter) => letter.toUpperCase());
@@ -43,15 +43,36 @@ function visibleStatus(run) {
 function visibleError(run) {
   if (!run.done && run.config_error) return HELD_FOR_CONFIG;
   if (!run.done) return null;
-  // A v4 run that ended with rows it could not recover says so (a v3 run has none then).
   if (!run.error_code) return run.error_message ?? null;
   if (run.error_code === "ALL_INPUTS_FAILED") return ALL_INPUTS_FAILED;
   if (run.error_code === "JOB_FAILED") return run.error_message || "Job failed.";
-  // The worker's own limit (e.g. ROWS_CAP_REACHED): its message says what was kept.
+  // The worker's own end (ROWS_CAP_REACHED, ROWS_MISSING): its message says what was kept, or which batches are missing.
   if (isWorkerFinal(run.error_code)) return run.error_message;
   // The worker's own failure to poll (e.g. its key was refused): say so without details.
   const resume = isGivenUp(run) ? "; tracking it again resumes it" : "";
   return `The worker stopped polling this run (${run.error_code})${resume}.`;
+}
+
+/**
+ * What a run that ended with rows missing (ROWS_MISSING, ROWS_CAP_REACHED) lacks, null for every
+ * other run: `{ batches (at most 100 batch_uids), batch_count, count (rows, or null when not
+ * known), run_status (Captain Data's status for the run) }`. A run capped by a v3 step stores
+ * nothing of it: no batch is named, the count is not known.
+ */
+function rowsMissing(run) {
+  if (!run.done || !isIncomplete(run.error_code)) return null;
+  let stored = null;
+  try {
+    stored = run.rows_missing ? JSON.parse(run.rows_missing) : null;
+  } catch {
+    // unreadable: the defaults below
+  }
+  return {
+    batches: Array.isArray(stored?.batches) ? stored.batches : [],
+    batch_count: Number.isInteger(stored?.batch_count) ? stored.batch_count : 0,
+    count: Number.isInteger(stored?.count) ? stored.count : null,
+    run_status: typeof stored?.run_status === "string" ? stored.run_status : String(run.status),
+  };
 }
 
 const iso = (ms) => (ms === null || ms === undefined ? null : new Date(ms).toISOString());
@@ -67,8 +88,9 @@ export function runBody(run) {
     total_row_count: run.row_count,
     number_inputs: null,
     error_message: visibleError(run),
-    // Why the worker ended the run, when it did: a pollStep code or the worker's own (ROWS_CAP_REACHED).
+    // Why the worker ended the run, when it did: a pollStep code or the worker's own (ROWS_CAP_REACHED, ROWS_MISSING).
     error_code: run.done ? (run.error_code ?? null) : null,
+    rows_missing: rowsMissing(run),
     start_time: iso(run.created_at),
     finish_time: run.done && !isGivenUp(run) ? iso(run.finished_at) : null,
   };

@@ -15,11 +15,15 @@ const IN_FLIGHT = new Set(["PENDING", "RUNNING"]);
  * @param {(batchUid: string, replays: number) => boolean} [due] whether the next replay of a batch
  *   that has `replays` already may go now (a batch not due yet waits): replays are paced, so a
  *   receiver that is still down does not use them all at once
+ * @param {(batchUid: string) => number} [counted] the replays the worker itself sent of a batch
+ *   (failed requests included): a batch has had the more of that and of the replays the list
+ *   shows, so a list that never shows them (or a replay request that fails) cannot bring more
+ *   than MAX_REPLAYS
  * @returns {{ replay: string[], waiting: string[], lost: string[] }}
  *   `replay`: delivery uids to replay; `waiting`: batches on their way (replays included);
  *   `lost`: batches that can no longer be recovered.
  */
-export function reconcile(deliveries, stored, due = () => true) {
+export function reconcile(deliveries, stored, due = () => true, counted = () => 0) {
   const batches = new Map();
   for (const d of deliveries) {
     if (typeof d.batch_uid !== "string" || d.batch_uid === "") continue;
@@ -34,7 +38,8 @@ export function reconcile(deliveries, stored, due = () => true) {
       continue;
     }
     const original = ofBatch.find((d) => d.parent_uid === null || d.parent_uid === undefined);
-    const replays = original ? ofBatch.filter((d) => d.parent_uid === original.uid).length : MAX_REPLAYS;
+    const listed = original ? ofBatch.filter((d) => d.parent_uid === original.uid).length : MAX_REPLAYS;
+    const replays = Math.max(listed, counted(batchUid));
     if (replays < MAX_REPLAYS) {
       if (due(batchUid, replays)) plan.replay.push(original.uid);
       plan.waiting.push(batchUid);

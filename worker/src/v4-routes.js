@@ -1,7 +1,7 @@
 // The worker's Captain Data v4 routes: `POST /v4/actions/{action}/async` (admin) launches a run
 // with the worker as its callback receiver; `POST /v4/callbacks` receives the callbacks.
 import { classifyV4Status } from "captaindata-poller";
-import { readToken, sameSecret } from "./access.js";
+import { newCallbackSecret, readToken, secretDigest } from "./access.js";
 import { readBody } from "./body.js";
 import { redacted, secret, settings } from "./config.js";
 import { trackedRunsCapBody } from "./limits.js";
@@ -14,6 +14,10 @@ import { CALLBACK_HEADER, v4Callback, v4Settings } from "./v4-settings.js";
 const MAX_LAUNCH_BYTES = 32 << 20;
 const MAX_CALLBACK_BYTES = 32 << 20;
 const MAX_BATCH_UID = 128;
+// A per-launch callback secret: 32 bytes, base64url (access.js newCallbackSecret).
+const CALLBACK_SECRET = /^[A-Za-z0-9_-]{43}$/;
+/** A callback that claims a stored batch_uid with other rows (a forgery, or a broken sender). */
+export const BATCH_CONFLICT = "BATCH_CONFLICT";
 const decoder = new TextDecoder();
 
 const json = (status, body) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -31,7 +35,8 @@ async function readJson(request, limit) {
 
 /**
  * Launches `action` in async mode with the body as given, plus the worker's callback (its URL on
- * PUBLIC_URL and the secret header), tracks the run and answers `201 {run_uid, read_token,
+ * PUBLIC_URL and a secret header of the run's own, made here), tracks the run (with the
+ * secret's digest) and answers `201 {run_uid, read_token,
  * read_token_expires_at}`. Refused (409) when MAX_TRACKED_RUNS runs are stored: checked before
  * the launch, so a run launched is always tracked.
  */
@@ -41,14 +46,18 @@ export async function launchV4(request, env, action) {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return problem(400, "Body must be a JSON object");
   if ("callback" in body) return problem(400, "`callback` is set by the worker (its own URL and secret): leave it out");
   const v4 = v4Settings(env);
-  const callback = v4Callback(env);
+  const callbackSecret = newCallbackSecret();
+  const callback = v4Callback(env, callbackSecret);
   const { maxTrackedRuns, readTokenTtlSeconds } = settings(env);
   if (!(await registryOf(env).hasRoom(maxTrackedRuns))) return json(409, trackedRunsCapBody(maxTrackedRuns));
   const answer = await launch(v4, action, { ...body, callback });
   if (answer.status < 200 || answer.status >= 300) {
     // Captain Data's own 4xx message is passed on (it never holds the key); the rest is a 502.
     const refused = answer.status >= 400 && answer.status < 500 && ![401, 403].includes(answer.status);
-    const message = typeof answer.body?.message === "string" ? redacted(env, answer.body.message) : `Captain Data answered ${answer.status || "nothing"}`;
+    // Its message could quote the body sent, the callback secret included: never passed on.
+    const quoted = typeof answer.body?.message === "string" ? answer.body.message : null;
+    const upstream = quoted === null ? null : redacted(env, quoted).split(callbackSecret).join("[callback secret]");
+    const message = upstream ?? `Captain Data answered ${answer.status || "nothing"}`;
     return problem(refused ? answer.status : 502, message, { code: answer.status === 401 || answer.status === 403 ? "UNAUTHORIZED" : "BAD_RESPONSE" });
   }
   const runUid = launchedUid(answer.body);
@@ -58,7 +67,7 @@ export async function launchV4(request, env, action) {
     return problem(502, "Captain Data answered without a valid run uid", { code: "BAD_RESPONSE" });
   }
   await registryOf(env).add(runUid, maxTrackedRuns, true);
-  const { epoch } = await trackerOf(env, runUid).trackV4(runUid, { action });
+  const { epoch } = await trackerOf(env, runUid).trackV4(runUid, { action, secretDigest: await secretDigest(callbackSecret) });
   const expiresAt = Math.floor(Date.now() / 1000 + readTokenTtlSeconds) * 1000;
   const token = await readToken(secret(env, "READ_TOKEN_SECRET"), runUid, { epoch, expiresAt });
   return json(201, { run_uid: runUid, read_token: token, read_token_expires_at: new Date(expiresAt).toISOString() });
@@ -76,21 +85,31 @@ function callbackProblem(body) {
 }
 
 /**
- * One v4 callback: the secret header is checked, then the batch is stored once in its run's
- * tracker. Every valid callback of a tracked run is acknowledged (200), a duplicate too, so
- * Captain Data marks its delivery SUCCESS and does not need to replay it.
+ * One v4 callback, proved by its run's own secret (the `x-callback-secret` header its launch
+ * gave Captain Data; checked by the run's tracker against the digest stored with the run, in
+ * constant time), then its batch stored once in that tracker. Every valid callback of a tracked
+ * run is acknowledged (200), an identical duplicate too, so Captain Data marks its delivery
+ * SUCCESS and does not need to replay it. WEBHOOK_SECRET opens nothing here.
  */
 export async function receiveV4Callback(request, env) {
-  if (!(await sameSecret(request.headers.get(CALLBACK_HEADER), secret(env, "WEBHOOK_SECRET")))) return problem(401, "Bad callback secret");
+  const presented = request.headers.get(CALLBACK_HEADER);
+  // Shaped like a secret the worker makes, or refused before the body is read.
+  if (typeof presented !== "string" || !CALLBACK_SECRET.test(presented)) {
+    return problem(401, "Missing or malformed callback secret (x-callback-secret)");
+  }
   const { body, error } = await readJson(request, MAX_CALLBACK_BYTES);
   if (error) return error;
   const refused = callbackProblem(body);
   if (refused) return problem(400, refused);
   const seen = await classifyV4Status(body.run.status);
   const runUid = body.run.run_uid;
-  const state = await trackerOf(env, runUid).v4Callback(body, { class: seen.class, v3Status: seen.v3Status });
+  const state = await trackerOf(env, runUid).v4Callback(body, { class: seen.class, v3Status: seen.v3Status }, presented);
   // Not stored here (deleted, or the launch's answer not in yet): the delivery fails, and is
   // replayed by the safety net if the run is tracked.
   if (state === "unknown") return problem(404, "This worker does not track the run");
+  if (state === "forbidden") return problem(403, "Bad callback secret for this run");
+  if (state === "conflict") {
+    return problem(409, "This batch_uid is stored already with other rows: refused", { code: BATCH_CONFLICT });
+  }
   return json(200, { run_uid: runUid, batch_uid: body.run.batch_uid, state });
 }
