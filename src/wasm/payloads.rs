@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_wasm_bindgen::{preserve, Serializer};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::api::RunInfo;
+use crate::api::{MissingRows, RunInfo};
 use crate::engine::Summary;
 
 /// A frozen plain object from `value`; a missing optional field is `null`.
@@ -88,6 +88,30 @@ pub struct Completion {
     retries: u32,
     duration_ms: f64,
     cursor: String,
+    /// Only with `status` `"incomplete"` (absent otherwise: the other summaries keep their shape).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    missing: Option<Missing>,
+}
+
+/// `summary.missing`: what a run that ended incomplete lacks.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Missing {
+    code: &'static str,
+    batches: Vec<String>,
+    batch_count: f64,
+    count: Option<f64>,
+}
+
+impl From<MissingRows> for Missing {
+    fn from(missing: MissingRows) -> Missing {
+        Missing {
+            code: missing.code.as_str(),
+            batches: missing.batches,
+            batch_count: missing.batch_count as f64,
+            count: missing.count.map(|n| n as f64),
+        }
+    }
 }
 
 impl Completion {
@@ -100,6 +124,7 @@ impl Completion {
             retries: summary.retries,
             duration_ms: summary.duration_ms as f64,
             cursor,
+            missing: summary.missing.map(Missing::from),
         }
     }
 }
@@ -122,6 +147,9 @@ pub struct StepResult {
     pub error: JsValue,
     /// Requests this round sent.
     pub requests: u32,
+    /// The run ended with rows known missing (`status` `"incomplete"`, `done`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<Missing>,
 }
 
 /// `scheduleWorkflow`'s value.
