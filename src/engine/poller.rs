@@ -135,6 +135,9 @@ pub struct Poller {
     /// is confirmed ([`Event::BatchDone`]), and for good if it never is.
     unconfirmed: Option<Before>,
     halt: Option<Halt>,
+    /// The run is read again at the finish of a drain resumed from a cursor, for what is
+    /// missing (a cursor keeps no list): its answer finishes the poll.
+    rereading_missing: bool,
     done: bool,
     next_id: RequestId,
     /// When the timer of the current `Sleep` is due, and why it was armed (to re-arm what is
@@ -171,6 +174,7 @@ impl Poller {
             outbox: None,
             unconfirmed: None,
             halt: None,
+            rereading_missing: false,
             done: false,
             next_id: 1,
             sleep_until: now_ms,
@@ -471,7 +475,10 @@ impl Poller {
                 self.terminate(Action::Complete(summary))
             }
             // A cursor keeps no list of what is missing: the run says it again.
-            Some(EndOutcome::ReadRun) => self.fetch(RequestKind::Run, now_ms),
+            Some(EndOutcome::ReadRun) => {
+                self.rereading_missing = true;
+                self.fetch(RequestKind::Run, now_ms)
+            }
             Some(EndOutcome::Failed(text)) => {
                 let error = self.error(ErrorCode::JobFailed, text, None);
                 self.terminate(Action::Fail(error))
@@ -797,7 +804,15 @@ impl Poller {
             RunClass::Succeeded => self.ending.succeeded(run.status),
             RunClass::Failed => match run.missing {
                 // Rows known missing: neither a success nor a failure (the stored rows still come).
-                Some(missing) => self.ending.incomplete(run.status, missing),
+                Some(missing) => {
+                    self.ending.incomplete(run.status, missing);
+                    // The rows were drained before this read: finish now (a re-read here
+                    // would be followed by this read again, round after round).
+                    if self.rereading_missing {
+                        self.next = Next::Finish;
+                        return;
+                    }
+                }
                 None => {
                     let message = run.error_message.or_else(|| self.hints.error());
                     self.ending.failed(run.status, message);

@@ -87,20 +87,44 @@ test("the async iterator ends normally after the last stored batch; its final va
 });
 
 test("pollStep: rounds deliver the stored rows, the last is done with status incomplete and missing, no error", async () => {
-  await fresh();
-  const rows = [];
-  let cursor;
-  let step;
-  for (let round = 0; round < 50; round += 1) {
-    step = await pollStep({ jobUid: JOB_UID, baseUrl: server.baseUrl, cursor, maxRequests: 3, deadlineMs: 5_000 });
-    rows.push(...step.results);
-    cursor = step.cursor;
-    if (step.done) break;
-    assert.equal(step.error, undefined, `round ${round}: ${step.error?.message}`);
+  // Two requests a round: the end is resumed from a cursor (which keeps no list of
+  // batches: the run is read again for them).
+  for (const maxRequests of [3, 2]) {
+    await fresh();
+    const rows = [];
+    let cursor;
+    let step;
+    for (let round = 0; round < 60; round += 1) {
+      step = await pollStep({ jobUid: JOB_UID, baseUrl: server.baseUrl, cursor, maxRequests, deadlineMs: 5_000 });
+      rows.push(...step.results);
+      cursor = step.cursor;
+      if (step.done) break;
+      assert.equal(step.error, undefined, `round ${round}: ${step.error?.message}`);
+    }
+    assert.equal(step.done, true, `maxRequests ${maxRequests}`);
+    assert.equal(step.status, "incomplete");
+    assert.equal(step.error, undefined);
+    assert.deepEqual(step.missing, MISSING);
+    assert.deepEqual(ids(rows), ids(server.rows), "every stored row once across the rounds");
   }
-  assert.equal(step.done, true);
-  assert.equal(step.status, "incomplete");
-  assert.equal(step.error, undefined);
-  assert.deepEqual(step.missing, MISSING);
-  assert.deepEqual(ids(rows), ids(server.rows), "every stored row once across the rounds");
+});
+
+test("the bindings' state (the Svelte store, the core React and Vue share): status incomplete, every row, summary.missing", async () => {
+  await fresh();
+  const { createJobPoller } = await import("captaindata-poller/svelte");
+  const store = createJobPoller({ jobUid: JOB_UID, baseUrl: server.baseUrl, ...FAST });
+  const states = [];
+  let unsubscribe;
+  const ended = new Promise((resolve) => {
+    unsubscribe = store.subscribe((state) => {
+      states.push(state.status);
+      if (!["idle", "loading", "polling"].includes(state.status)) resolve(state);
+    });
+  });
+  const state = await ended;
+  unsubscribe();
+  assert.equal(state.status, "incomplete", `statuses: ${states.join(", ")}`);
+  assert.equal(state.error, null);
+  assert.deepEqual(state.summary.missing, MISSING);
+  assert.deepEqual(ids(state.rows), ids(server.rows));
 });
