@@ -3,6 +3,7 @@
 // neither a success nor an error. JobPoller (onComplete, start()), the iterator and pollStep.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import WebSocket, { WebSocketServer } from "ws";
 import { JobPoller, pollStep } from "captaindata-poller";
 import { JOB_UID, startRowsMissingServer } from "../support/rows-missing-server.mjs";
 
@@ -127,4 +128,38 @@ test("the bindings' state (the Svelte store, the core React and Vue share): stat
   assert.equal(state.error, null);
   assert.deepEqual(state.summary.missing, MISSING);
   assert.deepEqual(ids(state.rows), ids(server.rows));
+});
+
+test("pushed by the worker's stream: the stored rows, then (the end frame naming rows_missing) incomplete, not JOB_FAILED", async () => {
+  await fresh();
+  for (let reads = 0; reads < 4; reads += 1) await fetch(`${server.baseUrl}/jobs/${JOB_UID}`); // the run has ended
+  // The stream as the worker sends it: every stored row, then an end frame with the run body
+  // (its rows_missing) and the error it names for any shutdown run.
+  const body = await (await fetch(`${server.baseUrl}/jobs/${JOB_UID}`)).json();
+  const sockets = new WebSocketServer({ server: server.http });
+  sockets.on("connection", (ws) => {
+    ws.send(JSON.stringify({ type: "hello", offset: 0, pageSize: 10, window: 1024 }));
+    ws.send(JSON.stringify({ type: "rows", offset: 0, rows: server.rows }));
+    ws.send(JSON.stringify({ type: "end", run: body, error: { code: "JOB_FAILED", message: body.error_message } }));
+  });
+  try {
+    const seen = [];
+    const errors = [];
+    const poller = new JobPoller({
+      jobUid: JOB_UID,
+      baseUrl: server.baseUrl,
+      ...FAST,
+      transport: "push",
+      WebSocket,
+      onBatch: (batch) => void seen.push(...batch.results),
+      onError: (error) => errors.push(error),
+    });
+    const summary = await poller.start();
+    assert.equal(summary.status, "incomplete");
+    assert.deepEqual(summary.missing, MISSING);
+    assert.deepEqual(ids(seen), ids(server.rows), "every row once: the stream's, none again from the poll");
+    assert.deepEqual(errors, []);
+  } finally {
+    sockets.close();
+  }
 });

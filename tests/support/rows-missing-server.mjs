@@ -8,7 +8,7 @@ import { createServer } from "node:http";
 export const JOB_UID = "run_rows_missing_1";
 
 /**
- * Starts the server on 127.0.0.1: `{ baseUrl, close(), reads }`. `rows` are stored, revealed a
+ * Starts the server on 127.0.0.1: `{ baseUrl, close(), reads, rows, http, rowsMissing }`. `rows` are stored, revealed a
  * page per status read; `missing` is the `rows_missing` served at the end (`null`: a run that
  * ended in shutdown without it, as before issue 37).
  */
@@ -61,6 +61,8 @@ export async function startRowsMissingServer({ rows = 30, pageSize = 10, code = 
     baseUrl: `http://127.0.0.1:${server.address().port}/v3`,
     reads,
     rows: all,
+    http: server, // a test may attach the worker's stream (a WebSocket server) to it
+    rowsMissing,
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }
