@@ -442,7 +442,9 @@ export declare class JobPoller<Row = DefaultRow> implements AsyncIterable<Batch<
    * as delivered when the loop asks for the next one. Leaving the loop (`break`, `return`, a
    * throw) stops the poller with the cursor before the batch the loop was on (save
    * `batch.cursor` to keep one you broke after); a throw propagates out of the loop as usual.
-   * `iterator.throw(error)` ends the poll with `CALLBACK_FAILED`.
+   * `iterator.throw(error)` ends the poll with `CALLBACK_FAILED`. A run that ended with rows
+   * known missing ends the loop normally: the final result's `value` is the summary (`status:
+   * "incomplete"`, see {@link IncompleteSummary}), which `await poller.start()` also gives.
    */
   [Symbol.asyncIterator](): AsyncIterator<Batch<Row>, Summary | undefined>;
   /** Releases the wasm memory of this object (a running poll keeps going). */

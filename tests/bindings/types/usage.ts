@@ -36,7 +36,7 @@ lead.stop();
 lead.resume();
 // @ts-expect-error the state is read-only
 lead.rows = [];
-// @ts-expect-error a status outside the six
+// @ts-expect-error a status outside the seven
 const wrong: JobPollerState<Lead>["status"] = "running";
 void [name, status, count, cursor, wrong];
 
