@@ -1,5 +1,5 @@
 // Types shared by `captaindata-poller/react`, `/vue` and `/svelte` (one core, thin adapters).
-import type { Batch, CaptainDataError, DefaultRow, JobPollerOptions, PollerRole, RunStatus, Summary } from "./index.js";
+import type { Batch, CaptainDataError, CompleteSummary, DefaultRow, IncompleteSummary, JobPollerOptions, PollerRole, RunStatus } from "./index.js";
 
 /**
  * Where the poller of a binding is.
@@ -7,11 +7,13 @@ import type { Batch, CaptainDataError, DefaultRow, JobPollerOptions, PollerRole,
  * - `"loading"`: the module and its wasm are loading, or no answer from the API yet.
  * - `"polling"`: the API answered; rows arrive as the run produces them.
  * - `"finished"`: the run ended in success (`summary` is set).
+ * - `"incomplete"`: the run ended with rows known missing: every row stored was delivered, and
+ *   `summary.missing` says what is lacking (not `"finished"`, not `"failed"`: `error` is null).
  * - `"failed"`: `error` is set (a {@link CaptainDataError}, or an {@link InvalidOptionError} naming a bad option).
  * - `"stopped"`: `stop()` was called (the cursor is kept). A run stopped in Captain Data (the
  *   API's `stopped` status) is `"failed"`, with `JOB_FAILED`.
  */
-export type JobPollerStatus = "idle" | "loading" | "polling" | "finished" | "failed" | "stopped";
+export type JobPollerStatus = "idle" | "loading" | "polling" | "finished" | "incomplete" | "failed" | "stopped";
 
 /**
  * Options of a binding: those of `JobPoller`, plus `keepRows`; no `jobUid` (or `null`) is idle and
@@ -116,7 +118,14 @@ export interface JobPollerPendingState<Row = DefaultRow> extends JobPollerStateB
 export interface JobPollerFinishedState<Row = DefaultRow> extends JobPollerStateBase<Row> {
   readonly status: "finished";
   readonly error: null;
-  readonly summary: Summary;
+  readonly summary: CompleteSummary;
+}
+
+/** The run ended with rows known missing: `summary.missing` is set. */
+export interface JobPollerIncompleteState<Row = DefaultRow> extends JobPollerStateBase<Row> {
+  readonly status: "incomplete";
+  readonly error: null;
+  readonly summary: IncompleteSummary;
 }
 
 /** The poller failed: `error` is set (`error.code` always exists). */
@@ -129,7 +138,12 @@ export interface JobPollerFailedState<Row = DefaultRow> extends JobPollerStateBa
 /**
  * What a binding shows, a union discriminated by `status` (as TanStack Query's results are):
  * `if (state.status === "failed")` narrows `state.error` to a non-null {@link JobPollerError}, and
- * `"finished"` narrows `state.summary` to a {@link Summary}. Replaced by a new object on every
+ * `"finished"` narrows `state.summary` to a {@link CompleteSummary}, `"incomplete"` to an
+ * {@link IncompleteSummary} (`state.summary.missing`). Replaced by a new object on every
  * change, never mutated except `rows`.
  */
-export type JobPollerState<Row = DefaultRow> = JobPollerPendingState<Row> | JobPollerFinishedState<Row> | JobPollerFailedState<Row>;
+export type JobPollerState<Row = DefaultRow> =
+  | JobPollerPendingState<Row>
+  | JobPollerFinishedState<Row>
+  | JobPollerIncompleteState<Row>
+  | JobPollerFailedState<Row>;

@@ -16,7 +16,16 @@ export type ErrorCode =
   | "NETWORK_ERROR"
   | "LOAD_FAILED"
   | "CALLBACK_FAILED"
-  | "TOO_MANY_VIEWERS";
+  | "TOO_MANY_VIEWERS"
+  | "ROWS_MISSING"
+  | "ROWS_CAP_REACHED";
+
+/**
+ * Not errors: why a run that ended lacks rows (`summary.missing.code` of an `"incomplete"`
+ * summary). `ROWS_MISSING`: rows the worker could not recover (lost callbacks whose replays were
+ * lost too); `ROWS_CAP_REACHED`: the worker kept the rows up to its cap (`MAX_ROWS_PER_RUN`).
+ */
+export type MissingRowsCode = "ROWS_MISSING" | "ROWS_CAP_REACHED";
 
 /** The list of every error code, frozen. */
 export declare const ERROR_CODES: readonly ErrorCode[];
@@ -146,9 +155,13 @@ export interface Retrying {
 }
 
 /**
- * `Summary.status`, the two ways `start()` resolves:
+ * `Summary.status`, the ways `start()` resolves:
  * - the run succeeded: its final status as the API spells it, `"finished"`, `"warning"` or
  *   `"completed"` (`onComplete` is called);
+ * - `"incomplete"`: the run ended with rows the server knows are missing (the worker's
+ *   `rows_missing`): every row stored was delivered, then `onComplete` is called with an
+ *   {@link IncompleteSummary} whose `missing` says what is lacking. Not a success, not an error
+ *   (`onError` is not called, `start()` resolves): test `summary.status === "incomplete"`;
  * - `"stopped"`: the caller stopped this poller (`stop()`) before the run ended; no callback is
  *   called, and the run itself may still be going.
  *
@@ -156,15 +169,10 @@ export interface Retrying {
  * failure, a `CaptainDataError` with `code` `JOB_FAILED` and `runStatus` `"stopped"`. So
  * `summary.status === "stopped"` always means the caller's stop.
  */
-export type SummaryStatus = "finished" | "warning" | "completed" | "stopped" | (string & {});
+export type SummaryStatus = "finished" | "warning" | "completed" | "incomplete" | "stopped";
 
-/**
- * What `start()` resolves with: `onComplete` receives it (once) when the run succeeded; after
- * `stop()` its `status` is `"stopped"` and no callback is called. Frozen.
- */
-export interface Summary {
-  /** The run's final status (`"finished"`, `"warning"` or `"completed"`), or `"stopped"`: the caller's `stop()`, never the API's status (see {@link SummaryStatus}). */
-  readonly status: SummaryStatus;
+/** The figures of every {@link Summary}. Frozen. */
+export interface SummaryFigures {
   /**
    * Rows delivered (their `onBatch` returned or its promise fulfilled), including those before
    * a resume from `cursor`. `0` for a poller stopped before the module loaded.
@@ -182,6 +190,38 @@ export interface Summary {
   /** Resume token after the last delivered row (the given `cursor` if none was and the module never loaded). */
   readonly cursor: string | undefined;
 }
+
+/** What an {@link IncompleteSummary} lacks. Frozen. */
+export interface MissingRows {
+  /** Why: `ROWS_MISSING` (rows never recovered) or `ROWS_CAP_REACHED` (the worker's row cap). */
+  readonly code: MissingRowsCode;
+  /** The batches missing, as the server names them (it may list only the first ones: see `batchCount`). */
+  readonly batches: readonly string[];
+  /** How many batches are missing. */
+  readonly batchCount: number;
+  /** How many rows are missing, when the server knows (`null` otherwise). */
+  readonly count: number | null;
+}
+
+/** A run that succeeded, or a poller stopped by its caller: no `missing`. */
+export interface CompleteSummary extends SummaryFigures {
+  /** The run's final status (`"finished"`, `"warning"` or `"completed"`, as the API spells it), or `"stopped"`: the caller's `stop()`, never the API's status (see {@link SummaryStatus}). */
+  readonly status: Exclude<SummaryStatus, "incomplete">;
+  readonly missing?: undefined;
+}
+
+/** A run that ended with rows known missing: every row stored was delivered; `missing` says what was not. */
+export interface IncompleteSummary extends SummaryFigures {
+  readonly status: "incomplete";
+  readonly missing: MissingRows;
+}
+
+/**
+ * What `start()` resolves with and `onComplete` receives (once, not after `stop()`), a union on
+ * `status`: `summary.status === "incomplete"` narrows it to an {@link IncompleteSummary} (with
+ * `missing`); after `stop()` its `status` is `"stopped"` and no callback is called. Frozen.
+ */
+export type Summary = CompleteSummary | IncompleteSummary;
 
 /** This tab's part in a poller shared by the tabs of an origin (see `shareAcrossTabs`). */
 export type PollerRole =
@@ -288,7 +328,7 @@ export interface JobPollerOptions<Row = DefaultRow> extends Connection {
   onBatch?: (batch: Batch<Row>) => void | Promise<void>;
   /** The run's status or counts changed, or a retry began or ended (`run.retrying`). */
   onStatus?: (run: RunStatus) => void;
-  /** Once, on success (not after `stop()`). */
+  /** Once, when the run ended in success or incomplete (`summary.status === "incomplete"`: rows known missing); not after `stop()`. */
   onComplete?: (summary: Summary) => void;
   /**
    * Once, on failure: the same error `start()` rejects with (not after `stop()`). Without an
@@ -402,9 +442,11 @@ export declare class JobPoller<Row = DefaultRow> implements AsyncIterable<Batch<
    * as delivered when the loop asks for the next one. Leaving the loop (`break`, `return`, a
    * throw) stops the poller with the cursor before the batch the loop was on (save
    * `batch.cursor` to keep one you broke after); a throw propagates out of the loop as usual.
-   * `iterator.throw(error)` ends the poll with `CALLBACK_FAILED`.
+   * `iterator.throw(error)` ends the poll with `CALLBACK_FAILED`. A run that ended with rows
+   * known missing ends the loop normally: the final result's `value` is the summary (`status:
+   * "incomplete"`, see {@link IncompleteSummary}), which `await poller.start()` also gives.
    */
-  [Symbol.asyncIterator](): AsyncIterator<Batch<Row>>;
+  [Symbol.asyncIterator](): AsyncIterator<Batch<Row>, Summary | undefined>;
   /** Releases the wasm memory of this object (a running poll keeps going). */
   free(): void;
 }
@@ -433,7 +475,7 @@ export interface StepResult<Row = DefaultRow> {
   readonly results: readonly Row[];
   /** Pass to the next step. */
   readonly cursor: string;
-  /** The last run status seen (`"unknown"` before the first status read). */
+  /** The last run status seen (`"unknown"` before the first status read); `"incomplete"` when the run ended with rows known missing (see `missing`). */
   readonly status: string;
   /**
    * True only when the run is over for good: it completed, or `error` is final
@@ -451,6 +493,11 @@ export interface StepResult<Row = DefaultRow> {
   readonly error?: CaptainDataError;
   /** Requests this step sent. */
   readonly requests: number;
+  /**
+   * Only when the run ended with rows known missing (`status` `"incomplete"`, `done` true, no
+   * `error`): what is lacking. Every row stored was in `results` of this step or earlier ones.
+   */
+  readonly missing?: MissingRows;
 }
 
 /** One bounded round; only invalid options (a `TypeError`) and `LOAD_FAILED` reject. */

@@ -10,6 +10,7 @@ export const EXIT = Object.freeze({
   ACCESS: 3,
   GAVE_UP: 4,
   NOT_ENDED: 5, // status --exit-status only
+  ROWS_MISSING: 6, // the run ended with rows missing (ROWS_MISSING, ROWS_CAP_REACHED)
   HANGUP: 129, // SIGHUP: the terminal closed
   INTERRUPTED: 130, // SIGINT: Ctrl-C
   PIPE_CLOSED: 141, // EPIPE: the reader of stdout went away (`| head`), as SIGPIPE would
@@ -44,6 +45,9 @@ export const EXIT_CODES_HELP = `Exit codes:
        printed), a connection refused before any answer (scheduling: RATE_LIMITED,
        SERVER_ERROR, NETWORK_ERROR)
   5    status --exit-status only: the run has not ended yet
+  6    the run ended with rows missing (ROWS_MISSING: rows the worker could not recover;
+       ROWS_CAP_REACHED: the worker's row cap): every row stored was written, the batches
+       missing are named; also status --exit-status for such a run
   129  stopped by SIGHUP (the terminal closed), as on Ctrl-C
   130  interrupted (Ctrl-C, or SIGINT sent to npx): the batch being written is finished,
        the state saved, and the command that resumes is printed; a second Ctrl-C exits

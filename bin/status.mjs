@@ -5,6 +5,7 @@ import { EXIT, exitCodeFor } from "./exit-codes.mjs";
 import { failureText } from "./failure-text.mjs";
 import { loadPackage, settle } from "./package-entry.mjs";
 import { classifyStatus, isAllInputsFailed } from "captaindata-poller/rules";
+import { missingOfRun, missingText } from "./missing-rows.mjs";
 import { printable } from "./progress.mjs";
 import { failsAtOnce, observedFetch, refusedText } from "./requests.mjs";
 
@@ -35,8 +36,10 @@ export function describeRun(jobUid, run) {
  * (src/api/status.rs, through the package's rules): an "All Inputs Failed" message wins over
  * the status; a status the crate does not know is a run still going.
  */
-export function exitCodeOfRun(run) {
+export function exitCodeOfRun(run, missing = null) {
   if (isAllInputsFailed(run.errorMessage)) return EXIT.RUN_FAILED;
+  // Ended with rows known missing (the worker's rows_missing): its own code, not "failed".
+  if (missing) return EXIT.ROWS_MISSING;
   const runClass = classifyStatus(run.status);
   if (runClass === "succeeded") return EXIT.OK;
   if (runClass === "failed") return EXIT.RUN_FAILED;
@@ -56,10 +59,17 @@ export async function status({ jobUid, values, connection, access, reporter }) {
       poller.stop();
     },
   });
+  // The run body as read: its `rows_missing` (the worker's) is not in the package's RunStatus.
+  let body = null;
+  const fetch = async (input, init) => {
+    const response = await requests.fetch(input, init);
+    if (response?.ok && body === null) body = response.clone().json().catch(() => null);
+    return response;
+  };
   try {
     poller = new JobPoller({
       ...connection,
-      fetch: requests.fetch,
+      fetch,
       jobUid,
       readMode: "status", // the first request is the run's status
       onStatus(seen) {
@@ -74,8 +84,10 @@ export async function status({ jobUid, values, connection, access, reporter }) {
   }
   const outcome = await settle(poller.start());
   if (run) {
+    const missing = missingOfRun(await body);
     process.stdout.write(values.json ? `${JSON.stringify(run, null, 2)}\n` : describeRun(jobUid, run));
-    return values["exit-status"] ? exitCodeOfRun(run) : EXIT.OK;
+    if (missing && !values.json) process.stdout.write(`  ${missingText(missing)}\n`);
+    return values["exit-status"] ? exitCodeOfRun(run, missing) : EXIT.OK;
   }
   if (refused) {
     reporter.say(`error: ${refusedText(refused, values)}`);

@@ -6,6 +6,7 @@ import path from "node:path";
 import { optionError } from "./connection.mjs";
 import { EXIT, exitCodeFor } from "./exit-codes.mjs";
 import { failureText } from "./failure-text.mjs";
+import { missingText } from "./missing-rows.mjs";
 import { checkOutputFiles } from "./file-checks.mjs";
 import { OutputError } from "./output.mjs";
 import { loadPackage, settle } from "./package-entry.mjs";
@@ -197,6 +198,11 @@ async function reportOutcome({ outcome, writeError, refused, rows, cursor, count
     return exitCodeFor(error);
   }
   await saveState(true);
+  // Rows known missing: every row stored was written, but the run is not whole. Never "done".
+  if (summary.status === "incomplete") {
+    reporter.say(missingText(summary.missing ?? {}, { rows, where }));
+    return EXIT.ROWS_MISSING;
+  }
   const requests = summary.requests ?? counts.requests;
   const retries = summary.retries ?? counts.retries;
   reporter.note(`done: run ${summary.status}, ${plural(rows, "row")}${where}, ${plural(requests, "request")}, ${plural(retries, "retry", "retries")}, ${(summary.durationMs / 1000).toFixed(1)} s`);

@@ -6,13 +6,17 @@
 // `poller.cursor` stays before it (save `batch.cursor` yourself to keep a batch you broke
 // after). `iterator.throw(error)` (a manual consumer, or `yield*` delegation) fails that batch:
 // the poller ends with CALLBACK_FAILED, `cause` = error.
+//
+// A run that ended with rows known missing (`summary.status === "incomplete"`) is not an error:
+// the loop ends normally after the last stored batch, and the final result's `value` is the
+// summary (`await poller.start()` after the loop gives it too).
 
 /** An async iterator over `poller`'s batches; it starts the poller. */
 export function iterate(poller, delivery) {
   let handed = null; // { batch, take, fail }: given by the poller, not yet handed to next()
   let current = null; // the batch the consumer holds: { take, fail }
   let waiting = null; // { resolve, reject } of a next() waiting for a batch
-  let ended = null; // { error } or {} once the poller ended
+  let ended = null; // { error }, { summary } or {} once the poller ended
 
   const flush = () => {
     if (!waiting) return;
@@ -24,7 +28,7 @@ export function iterate(poller, delivery) {
     } else if (ended) {
       waiting = null;
       if (ended.error) reject(ended.error);
-      else resolve({ value: undefined, done: true });
+      else resolve({ value: ended.summary, done: true });
     }
   };
   const settle = (how, value) => {
@@ -41,8 +45,8 @@ export function iterate(poller, delivery) {
       }),
   );
   poller.start().then(
-    () => {
-      ended = {};
+    (summary) => {
+      ended ??= { summary };
       flush();
     },
     (error) => {

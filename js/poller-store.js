@@ -180,7 +180,9 @@ class PollerEntry {
       // new row still says how many the run has.
       const rowCount = Math.max(this.snapshot.rowCount, summary.totalResults);
       const counts = { rowCount, rowsBefore: rowCount - this.#rows.length };
-      this.#end(summary.status === "stopped" ? { status: "stopped", cursor, ...counts } : { status: "finished", summary, cursor, ...counts });
+      // "incomplete" (rows known missing) is an outcome of its own, with its summary.
+      const ended = summary.status === "stopped" ? { status: "stopped" } : { status: summary.status === "incomplete" ? "incomplete" : "finished", summary };
+      this.#end({ ...ended, cursor, ...counts });
     } catch (error) {
       this.#fail(invalidOption(asCaptainDataError(error))); // start() rejects with a bad option's TypeError in a browser
     }

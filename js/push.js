@@ -138,6 +138,8 @@ class Stream {
       if (outcome.stopped) return this.#summary("stopped");
       if (outcome.error) throw outcome.error;
       if (outcome.end) return this.#summary(outcome.end);
+      // Rows known missing: the poller's own rules (the crate's) read the run's end, from here.
+      if (outcome.incomplete) return this.#poll();
       if (outcome.refused) {
         if (!this.#c.fallback) throw new CaptainDataError(outcome.refused.code, outcome.refused.message);
         return this.#poll(); // a full stream: "auto" polls the worker instead
@@ -154,7 +156,7 @@ class Stream {
     }
   }
 
-  /** One socket, until it ends: `{ end }`, `{ error }`, `{ refused }`, `{ stopped }` or `{ dropped, progressed }`. */
+  /** One socket, until it ends: `{ end }`, `{ incomplete }`, `{ error }`, `{ refused }`, `{ stopped }` or `{ dropped, progressed }`. */
   #connect() {
     const { baseUrl, jobUid, headers } = this.#c.options;
     return new Promise((resolve) => {
@@ -312,6 +314,9 @@ class Stream {
   #end({ run, error }) {
     if (run !== null && typeof run?.status !== "string") throw malformed("an end without a run");
     if (run) this.#statusOf(run);
+    // A run that ended with rows known missing (the worker's `rows_missing`) is not the error
+    // the frame names: polling the worker from the last row ends it as "incomplete".
+    if (run?.rows_missing !== null && typeof run?.rows_missing === "object") return { incomplete: true };
     if (error) {
       if (typeof error.code !== "string") throw malformed("an end with an error without a code");
       return { error: new CaptainDataError(error.code, String(error.message ?? ""), run ? { runStatus: run.status } : {}) };

@@ -18,7 +18,9 @@ export const ERROR_CODES = /* @__PURE__ */ Object.freeze([
   "NETWORK_ERROR",
   "LOAD_FAILED",
   "CALLBACK_FAILED",
-  "TOO_MANY_VIEWERS"
+  "TOO_MANY_VIEWERS",
+  "ROWS_MISSING",
+  "ROWS_CAP_REACHED"
 ]);
 
 /** The codes that polling again with the same options cannot change. */

@@ -444,7 +444,9 @@ export class TabProtocol {
     this.#post({ type: "bye" });
     this.#emit({ type: "release" });
     if (error) return this.#emit({ type: "end", outcome: { error } });
-    const ending = { stopped, status: stopped ? "stopped" : summary.status, totalResults: total };
+    // An incomplete end keeps what the run lacks (`missing`), whichever tab read it.
+    const lacking = !stopped && summary.missing ? { missing: summary.missing } : {};
+    const ending = { stopped, status: stopped ? "stopped" : summary.status, totalResults: total, ...lacking };
     if (this.#poller) this.#ending = ending;
     else this.#endWith(ending);
   }

@@ -452,6 +452,7 @@ impl Server<'_> {
             total_row_count: Some(self.plan.rows),
             number_inputs: Some(3),
             error_message,
+            missing: None,
         }
     }
 }
@@ -581,7 +582,9 @@ fn check(plan: &Plan, tally: &mut BTreeMap<&'static str, u32>) -> Result<(), Str
                 | ErrorCode::NetworkError
                 | ErrorCode::LoadFailed
                 | ErrorCode::CallbackFailed
-                | ErrorCode::TooManyViewers => false,
+                | ErrorCode::TooManyViewers
+                | ErrorCode::RowsMissing
+                | ErrorCode::RowsCapReached => false,
             };
             let clean_failure = plan.clean() && error.code != ErrorCode::JobFailed;
             if !allowed || clean_failure {

@@ -38,11 +38,17 @@ pub enum ErrorCode {
     /// The worker's stream of the run holds its maximum of viewers (`MAX_STREAM_VIEWERS`);
     /// about this viewer, not the run (`transport: "auto"` polls the worker instead).
     TooManyViewers,
+    /// Not an error: the run ended with rows that were never recovered (lost callbacks whose
+    /// replays were lost too); the summary of such an end says `"incomplete"` with this code.
+    RowsMissing,
+    /// Not an error: the worker kept the rows up to its cap (`MAX_ROWS_PER_RUN`) and no more;
+    /// the summary says `"incomplete"` with this code.
+    RowsCapReached,
 }
 
 impl ErrorCode {
     /// Every code, in a stable order: the single source of truth for lists of codes.
-    pub const ALL: [ErrorCode; 15] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::AllInputsFailed,
         ErrorCode::JobFailed,
         ErrorCode::Unauthorized,
@@ -58,6 +64,8 @@ impl ErrorCode {
         ErrorCode::LoadFailed,
         ErrorCode::CallbackFailed,
         ErrorCode::TooManyViewers,
+        ErrorCode::RowsMissing,
+        ErrorCode::RowsCapReached,
     ];
 
     /// The stable JS code, e.g. `"ALL_INPUTS_FAILED"`.
@@ -78,6 +86,17 @@ impl ErrorCode {
             ErrorCode::LoadFailed => "LOAD_FAILED",
             ErrorCode::CallbackFailed => "CALLBACK_FAILED",
             ErrorCode::TooManyViewers => "TOO_MANY_VIEWERS",
+            ErrorCode::RowsMissing => "ROWS_MISSING",
+            ErrorCode::RowsCapReached => "ROWS_CAP_REACHED",
+        }
+    }
+
+    /// The code named by a run body's `error_code` when its `rows_missing` is set.
+    pub fn missing_rows(text: &str) -> Option<ErrorCode> {
+        match text {
+            "ROWS_MISSING" => Some(ErrorCode::RowsMissing),
+            "ROWS_CAP_REACHED" => Some(ErrorCode::RowsCapReached),
+            _ => None,
         }
     }
 

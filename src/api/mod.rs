@@ -42,6 +42,23 @@ pub struct RunInfo {
     pub number_inputs: Option<u64>,
     /// `error_message`, when a non-empty string.
     pub error_message: Option<String>,
+    /// The rows a run that ended is known to lack (the worker's `rows_missing`, with its
+    /// `error_code`): such an end is incomplete, neither a success nor JOB_FAILED.
+    pub missing: Option<MissingRows>,
+}
+
+/// What a run that ended with rows known missing lacks (the worker's `rows_missing`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingRows {
+    /// [`ErrorCode::RowsMissing`] (rows never recovered) or [`ErrorCode::RowsCapReached`]
+    /// (the worker's own row cap).
+    pub code: ErrorCode,
+    /// The batches missing, as the server names them (it may name only the first ones).
+    pub batches: Vec<String>,
+    /// How many batches are missing.
+    pub batch_count: u64,
+    /// How many rows are missing, when known.
+    pub count: Option<u64>,
 }
 
 /// What the glue read from a `GET /jobs/{uid}/results` (or `paging.next`) body.

@@ -1,7 +1,8 @@
 //! The resume token: `"cdp1."` + base64url (no padding) of a small `|`-separated text.
 //!
 //! Payload fields: job uid, rows delivered, rows of the current page consumed, polls
-//! done, terminal status (`s:<status>` success / `f:<status>` failure / empty), the
+//! done, terminal status (`s:<status>` success / `f:<status>` failure / `i:<status>` ended
+//! with rows missing / empty), the
 //! current page relative to the origin (empty = first page), and, when not 0, the quiet
 //! status-guided ticks since the last results read (absent in older cursors). Free-text fields are
 //! percent-encoded so `|` can separate them. The host is never stored, nor any secret.
@@ -12,6 +13,15 @@ use alloc::vec::Vec;
 use super::validation::{validate_path_segment, ConfigError};
 
 const PREFIX: &str = "cdp1.";
+
+/// How the run ended, as a cursor saves it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EndKind {
+    Succeeded,
+    Failed,
+    /// Ended with rows known missing (the details are read again: a cursor keeps no list).
+    Incomplete,
+}
 
 /// The position a cursor restores: decoded with owned text (`S = String`), encoded from the
 /// poller's own (`S = &str`, nothing copied).
@@ -25,8 +35,8 @@ pub(super) struct CursorState<S = String> {
     pub quiet: u32,
     /// `/results` 404s after the run's end (so cron rounds spend the retries once, not each).
     pub missing: u32,
-    /// `(succeeded, status)` when the run's end was seen but the final read did not finish.
-    pub terminal: Option<(bool, S)>,
+    /// `(kind, status)` when the run's end was seen but the final read did not finish.
+    pub terminal: Option<(EndKind, S)>,
     /// Path + query of the page being read, relative to the base's origin.
     pub page: Option<S>,
 }
@@ -40,8 +50,12 @@ impl<S: AsRef<str>> CursorState<S> {
             text.push_str(digits.format(n));
         }
         text.push('|');
-        if let Some((succeeded, status)) = &self.terminal {
-            text.push_str(if *succeeded { "s:" } else { "f:" });
+        if let Some((kind, status)) = &self.terminal {
+            text.push_str(match kind {
+                EndKind::Succeeded => "s:",
+                EndKind::Failed => "f:",
+                EndKind::Incomplete => "i:",
+            });
             percent_encode(&mut text, status.as_ref());
         }
         text.push('|');
@@ -94,7 +108,12 @@ fn parse(cursor: &str) -> Option<CursorState> {
         "" => None,
         t => {
             let (kind, status) = t.split_once(':')?;
-            Some((kind == "s", percent_decode(status)?))
+            let kind = match kind {
+                "s" => EndKind::Succeeded,
+                "i" => EndKind::Incomplete,
+                _ => EndKind::Failed,
+            };
+            Some((kind, percent_decode(status)?))
         }
     };
     let page = match next()? {
@@ -208,7 +227,7 @@ mod tests {
             polls: 4,
             quiet: 3,
             missing: 2,
-            terminal: Some((false, "stopped|odd%".into())),
+            terminal: Some((EndKind::Failed, "stopped|odd%".into())),
             page: Some("/v3/jobs/run-1.a~b_c/results?cursor=a%2Fb|c&x=.~é".into()),
         }
     }

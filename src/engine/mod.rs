@@ -58,7 +58,7 @@ mod validation;
 
 pub use crate::api::ErrorCode;
 pub use config::{Config, EndPolicy, ReadMode, RetryPolicy};
-pub use poller::{Poller, QUIET_TICKS};
+pub use poller::{Poller, INCOMPLETE, QUIET_TICKS};
 pub use protocol::{
     Action, Batch, Event, FetchRequest, PollError, RequestId, RequestKind, SleepReason, Summary,
     ABORTED_TEXT,

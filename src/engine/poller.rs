@@ -40,7 +40,7 @@ use crate::api::{
 };
 use budget::Budget;
 use cadence::{Cadence, Pause};
-use ending::{Drain, Ending, Tail};
+use ending::{Drain, Ending, Outcome as EndOutcome, Tail};
 use hints::Hints;
 use lag::{Lag, Read};
 use position::{Follow, Position};
@@ -48,6 +48,9 @@ use retries::{Retries, Retry};
 use run::LastRun;
 
 pub use cadence::QUIET_TICKS;
+
+/// `Summary::status` of a run that ended with rows known missing.
+pub const INCOMPLETE: &str = "incomplete";
 
 /// Why a poller whose `fetch` threw ended at once.
 const NOT_SENT_TEXT: &str = "fetch threw instead of sending (a programming error: not retried)";
@@ -132,6 +135,9 @@ pub struct Poller {
     /// is confirmed ([`Event::BatchDone`]), and for good if it never is.
     unconfirmed: Option<Before>,
     halt: Option<Halt>,
+    /// The run is read again at the finish of a drain resumed from a cursor, for what is
+    /// missing (a cursor keeps no list): its answer finishes the poll.
+    rereading_missing: bool,
     done: bool,
     next_id: RequestId,
     /// When the timer of the current `Sleep` is due, and why it was armed (to re-arm what is
@@ -168,6 +174,7 @@ impl Poller {
             outbox: None,
             unconfirmed: None,
             halt: None,
+            rereading_missing: false,
             done: false,
             next_id: 1,
             sleep_until: now_ms,
@@ -453,15 +460,26 @@ impl Poller {
         action
     }
 
-    /// The run is over and read: complete, or JOB_FAILED.
+    /// The run is over and read: complete (incomplete when rows are known missing), or
+    /// JOB_FAILED.
     fn finish(&mut self, now_ms: u64) -> Action {
         match self.ending.outcome() {
             None => Action::Idle,
-            Some(Ok(status)) => {
+            Some(EndOutcome::Complete(status)) => {
                 let summary = self.summary(status, now_ms);
                 self.terminate(Action::Complete(summary))
             }
-            Some(Err(text)) => {
+            Some(EndOutcome::Incomplete(missing)) => {
+                let mut summary = self.summary(INCOMPLETE.into(), now_ms);
+                summary.missing = Some(missing);
+                self.terminate(Action::Complete(summary))
+            }
+            // A cursor keeps no list of what is missing: the run says it again.
+            Some(EndOutcome::ReadRun) => {
+                self.rereading_missing = true;
+                self.fetch(RequestKind::Run, now_ms)
+            }
+            Some(EndOutcome::Failed(text)) => {
                 let error = self.error(ErrorCode::JobFailed, text, None);
                 self.terminate(Action::Fail(error))
             }
@@ -476,6 +494,7 @@ impl Poller {
             requests: self.budget.requests(),
             retries: self.retries.made(),
             duration_ms: self.budget.elapsed(now_ms),
+            missing: None,
         }
     }
 
@@ -783,10 +802,22 @@ impl Poller {
         self.next = Next::Fetch(RequestKind::Results);
         match class {
             RunClass::Succeeded => self.ending.succeeded(run.status),
-            RunClass::Failed => {
-                let message = run.error_message.or_else(|| self.hints.error());
-                self.ending.failed(run.status, message);
-            }
+            RunClass::Failed => match run.missing {
+                // Rows known missing: neither a success nor a failure (the stored rows still come).
+                Some(missing) => {
+                    self.ending.incomplete(run.status, missing);
+                    // The rows were drained before this read: finish now (a re-read here
+                    // would be followed by this read again, round after round).
+                    if self.rereading_missing {
+                        self.next = Next::Finish;
+                        return;
+                    }
+                }
+                None => {
+                    let message = run.error_message.or_else(|| self.hints.error());
+                    self.ending.failed(run.status, message);
+                }
+            },
             RunClass::Active | RunClass::Paused if self.ending.over() => {}
             // After a webhook: drain now, then read the status again soon (after_poll).
             RunClass::Active | RunClass::Paused if self.hints.active(&self.config) => {}

@@ -3,7 +3,7 @@
 
 use alloc::string::String;
 
-use crate::api::{ErrorCode, Outcome, RunInfo, Webhook};
+use crate::api::{ErrorCode, MissingRows, Outcome, RunInfo, Webhook};
 
 /// Identifies one request so that a late answer to an abandoned request is ignored.
 pub type RequestId = u32;
@@ -80,10 +80,11 @@ pub struct Batch {
     pub offset: u64,
 }
 
-/// Reported once on success.
+/// Reported once on success, or on an end with rows known missing (`"incomplete"`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Summary {
-    /// Final run status (`finished` or `warning`).
+    /// Final run status (`finished` or `warning`), `"incomplete"` (see `missing`) or
+    /// `"stopped"`.
     pub status: String,
     /// Rows delivered over the poller's life, including those before a resume.
     pub total_results: u64,
@@ -93,6 +94,8 @@ pub struct Summary {
     pub retries: u32,
     /// Time from start to completion.
     pub duration_ms: u64,
+    /// With `status` `"incomplete"`: the rows the run lacks (every row stored was delivered).
+    pub missing: Option<MissingRows>,
 }
 
 /// What the glue must do next.
@@ -123,7 +126,9 @@ pub enum Action {
     /// Cron mode only: this round is over; persist
     /// [`Poller::cursor`][crate::engine::Poller::cursor] and continue later.
     Yield,
-    /// Terminal success (returned once; later calls return [`Action::Idle`]).
+    /// Terminal success, or an end with rows known missing (`summary.missing`): not a failure,
+    /// the rows stored were all delivered first (returned once; later calls return
+    /// [`Action::Idle`]).
     Complete(Summary),
     /// Terminal failure (returned once; later calls return [`Action::Idle`]).
     Fail(PollError),

@@ -7,7 +7,7 @@ use js_sys::{Array, Date, Reflect};
 use wasm_bindgen::prelude::*;
 
 use super::fetch::{Answer, RetryHeaders};
-use crate::api::{decimal, retry_hint, Outcome, Page, RunInfo};
+use crate::api::{decimal, retry_hint, ErrorCode, MissingRows, Outcome, Page, RunInfo};
 use crate::engine::RequestKind;
 
 #[wasm_bindgen]
@@ -151,6 +151,29 @@ fn run_info(body: &JsValue) -> Result<RunInfo, Outcome> {
         error_message: field(body, "error_message")
             .as_string()
             .filter(|text| !text.is_empty()),
+        missing: missing_rows(body),
+    })
+}
+
+/// `rows_missing` (the worker's, with `error_code` `ROWS_MISSING` or `ROWS_CAP_REACHED`): what
+/// a run that ended lacks. Absent, `null`, or with another code: none. Read leniently (a batch
+/// that is not a string is left out, a count that is not a number unknown): what matters is
+/// that rows are missing, which the object and its code say.
+fn missing_rows(body: &JsValue) -> Option<MissingRows> {
+    let missing = field(body, "rows_missing");
+    if !missing.is_object() {
+        return None;
+    }
+    let code = ErrorCode::missing_rows(&field(body, "error_code").as_string()?)?;
+    let batches: Vec<String> = match field(&missing, "batches").dyn_into::<Array>() {
+        Ok(list) => list.iter().filter_map(|b| b.as_string()).collect(),
+        Err(_) => Vec::new(),
+    };
+    Some(MissingRows {
+        code,
+        batch_count: count(&missing, "batch_count").unwrap_or(batches.len() as u64),
+        count: count(&missing, "count"),
+        batches,
     })
 }
 

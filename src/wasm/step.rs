@@ -11,7 +11,7 @@ use wasm_bindgen_futures::future_to_promise;
 use super::driver::{now_ms, Delivery, End, Session};
 use super::errors::config_error;
 use super::options::{budgets, common, Options};
-use super::payloads::{frozen, StepResult};
+use super::payloads::{frozen, missing, StepResult};
 use super::poller::terminal_error;
 use super::webhook::webhook_event;
 use crate::api::RunInfo;
@@ -94,10 +94,15 @@ impl Delivery for Round {
 fn result(session: &Session, round: Round, end: End) -> JsValue {
     let last_status = round.status.take();
     let rows = round.results();
+    let mut lacking = JsValue::UNDEFINED;
     let (done, status, error) = match end {
         // A step has no stop(): only its signal ends it early (ABORTED).
         End::Yield | End::Stopped(_) => (false, last_status, JsValue::UNDEFINED),
-        End::Complete(summary) => (true, Some(summary.status), JsValue::UNDEFINED),
+        // "incomplete" with `missing` too: the run is over, not failed.
+        End::Complete(summary) => {
+            lacking = missing(summary.missing);
+            (true, Some(summary.status), JsValue::UNDEFINED)
+        }
         // Only a final error ends the run for good; after a retryable one (retries or time ran
         // out, an unusable answer, …) a cron worker keeps its cursor and steps again later.
         End::Fail(e) => {
@@ -112,5 +117,6 @@ fn result(session: &Session, round: Round, end: End) -> JsValue {
         done,
         error,
         requests: session.requests(),
+        missing: lacking,
     })
 }

@@ -1,6 +1,6 @@
 // The React, Vue and Svelte bindings as the package ships them: in the tarball with their types,
 // reached through package.json `exports`, absent from the default entry, and typed (tsc on
-// tests/bindings/types/usage.ts: generic rows, read-only state, the six statuses).
+// tests/bindings/types/usage.ts: generic rows, read-only state, the seven statuses).
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";

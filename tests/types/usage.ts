@@ -12,7 +12,7 @@ import {
   preload,
   scheduleWorkflow,
 } from "captaindata-poller";
-import type { Batch as RowBatch, Retrying, Summary as SummaryType } from "captaindata-poller";
+import type { Batch as RowBatch, MissingRows, MissingRowsCode, Retrying, Summary as SummaryType } from "captaindata-poller";
 
 type Options = ConstructorParameters<typeof JobPoller>[0];
 type Batch = Parameters<NonNullable<Options["onBatch"]>>[0];
@@ -42,6 +42,8 @@ const codes: ErrorCode[] = [
   "LOAD_FAILED",
   "CALLBACK_FAILED",
   "TOO_MANY_VIEWERS",
+  "ROWS_MISSING",
+  "ROWS_CAP_REACHED",
 ];
 const finalCodes: readonly ErrorCode[] = FINAL_ERROR_CODES;
 const listed: readonly ErrorCode[] = ERROR_CODES;
@@ -155,6 +157,18 @@ async function usePoller(): Promise<void> {
   const stopped: void = poller.stop();
   const summary = await running;
   const total: number = summary.totalResults;
+  // An end with rows known missing: `status` narrows the summary to one with `missing`.
+  if (summary.status === "incomplete") {
+    const missing: MissingRows = summary.missing;
+    const why: MissingRowsCode = missing.code;
+    const batches: readonly string[] = missing.batches;
+    const counts: [number, number | null] = [missing.batchCount, missing.count];
+    console.log(why, batches, counts);
+  } else {
+    // @ts-expect-error only an incomplete summary has `missing`
+    const none: MissingRows = summary.missing;
+    console.log(none);
+  }
   console.log(cursor, role, notRole, stopped, total, minimal, pushed);
 }
 
@@ -168,7 +182,8 @@ async function useCron(): Promise<void> {
   const status: string = step.status;
   const done: boolean = step.done;
   const failure: PollError | undefined = step.error;
-  console.log(rows, next, status, done, failure?.code);
+  const lacking: MissingRows | undefined = step.missing;
+  console.log(rows, next, status, done, failure?.code, lacking?.batches);
 }
 
 // Rows typed by the user: onBatch, the iterator and pollStep carry them.

@@ -14,7 +14,9 @@
 
 use alloc::string::String;
 
+use crate::api::MissingRows;
 use crate::engine::config::EndPolicy;
+use crate::engine::cursor::EndKind;
 
 /// What the API's status said the run ended as.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,6 +26,25 @@ enum End {
         status: String,
         message: Option<String>,
     },
+    /// Ended with rows the server knows are missing: the stored rows are drained, then the poll
+    /// completes as incomplete. `None`: resumed from a cursor, the details are read again.
+    Incomplete {
+        status: String,
+        missing: Option<MissingRows>,
+    },
+}
+
+/// How the poll ends once the run is over and read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum Outcome {
+    /// Complete with this status.
+    Complete(String),
+    /// Complete as `"incomplete"`, with what is missing.
+    Incomplete(MissingRows),
+    /// JOB_FAILED with this message.
+    Failed(String),
+    /// An incomplete end resumed from a cursor: read the run again for what is missing.
+    ReadRun,
 }
 
 /// The end of a run: seen or not, and the drain that follows it.
@@ -75,13 +96,17 @@ pub(super) enum Drain {
 }
 
 impl Ending {
-    /// The end a cursor saved (`(succeeded, status)`), if any, and the 404s after it.
-    pub fn new(limits: EndPolicy, saved: Option<(bool, String)>, missing: u32) -> Ending {
-        let end = saved.map(|(succeeded, status)| match succeeded {
-            true => End::Succeeded(status),
-            false => End::Failed {
+    /// The end a cursor saved (`(kind, status)`), if any, and the 404s after it.
+    pub fn new(limits: EndPolicy, saved: Option<(EndKind, String)>, missing: u32) -> Ending {
+        let end = saved.map(|(kind, status)| match kind {
+            EndKind::Succeeded => End::Succeeded(status),
+            EndKind::Failed => End::Failed {
                 status,
                 message: None,
+            },
+            EndKind::Incomplete => End::Incomplete {
+                status,
+                missing: None,
             },
         });
         Ending {
@@ -107,16 +132,21 @@ impl Ending {
     /// The status the run ended with.
     pub fn status(&self) -> Option<&String> {
         match &self.end {
-            Some(End::Succeeded(status) | End::Failed { status, .. }) => Some(status),
+            Some(
+                End::Succeeded(status)
+                | End::Failed { status, .. }
+                | End::Incomplete { status, .. },
+            ) => Some(status),
             None => None,
         }
     }
 
-    /// `(succeeded, status)` for the cursor.
-    pub fn saved(&self) -> Option<(bool, &str)> {
+    /// `(kind, status)` for the cursor.
+    pub fn saved(&self) -> Option<(EndKind, &str)> {
         self.end.as_ref().map(|end| match end {
-            End::Succeeded(status) => (true, status.as_str()),
-            End::Failed { status, .. } => (false, status.as_str()),
+            End::Succeeded(status) => (EndKind::Succeeded, status.as_str()),
+            End::Failed { status, .. } => (EndKind::Failed, status.as_str()),
+            End::Incomplete { status, .. } => (EndKind::Incomplete, status.as_str()),
         })
     }
 
@@ -134,6 +164,16 @@ impl Ending {
     /// The API's status says the run failed; `message` for the JOB_FAILED error.
     pub fn failed(&mut self, status: String, message: Option<String>) {
         self.end = Some(End::Failed { status, message });
+        self.rereads_left = self.limits.rereads;
+    }
+
+    /// The API's status says the run ended with rows it knows are missing: the rows it stored
+    /// are drained as for any end, then the poll completes as incomplete.
+    pub fn incomplete(&mut self, status: String, missing: MissingRows) {
+        self.end = Some(End::Incomplete {
+            status,
+            missing: Some(missing),
+        });
         self.rereads_left = self.limits.rereads;
     }
 
@@ -228,18 +268,22 @@ impl Ending {
         self.missing > self.limits.missing_reads
     }
 
-    /// How the poll ends: `Ok(status)` completes, `Err(message)` is JOB_FAILED; `None` while
-    /// the run is not over.
-    pub fn outcome(&self) -> Option<Result<String, String>> {
+    /// How the poll ends; `None` while the run is not over.
+    pub fn outcome(&self) -> Option<Outcome> {
         match self.end.as_ref()? {
-            End::Succeeded(status) => Some(Ok(status.clone())),
+            End::Succeeded(status) => Some(Outcome::Complete(status.clone())),
+            End::Incomplete {
+                missing: Some(missing),
+                ..
+            } => Some(Outcome::Incomplete(missing.clone())),
+            End::Incomplete { missing: None, .. } => Some(Outcome::ReadRun),
             End::Failed { status, message } => {
                 let mut text = ["the run ended with status \"", status, "\""].concat();
                 if let Some(m) = message {
                     text.push_str(": ");
                     text.push_str(m);
                 }
-                Some(Err(text))
+                Some(Outcome::Failed(text))
             }
         }
     }
@@ -272,7 +316,7 @@ mod tests {
         assert!(!e.over());
         e.succeeded("finished".into());
         assert_eq!(e.drained(tail(15, 15, 5)), Drain::Finish);
-        assert_eq!(e.outcome(), Some(Ok("finished".into())));
+        assert_eq!(e.outcome(), Some(Outcome::Complete("finished".into())));
     }
 
     #[test]
@@ -343,14 +387,31 @@ mod tests {
     fn a_failed_run_says_its_status_and_message() {
         let mut e = Ending::new(LIMITS, None, 0);
         e.failed("stopped".into(), Some("quota reached".into()));
-        assert_eq!(e.saved(), Some((false, "stopped")));
+        assert_eq!(e.saved(), Some((EndKind::Failed, "stopped")));
         let text = "the run ended with status \"stopped\": quota reached";
-        assert_eq!(e.outcome(), Some(Err(text.into())));
+        assert_eq!(e.outcome(), Some(Outcome::Failed(text.into())));
+    }
+
+    #[test]
+    fn rows_known_missing_end_incomplete_and_a_saved_one_reads_the_run_again() {
+        let missing = MissingRows {
+            code: crate::api::ErrorCode::RowsMissing,
+            batches: ["b3".into()].into(),
+            batch_count: 1,
+            count: Some(10),
+        };
+        let mut e = Ending::new(LIMITS, None, 0);
+        e.incomplete("shutdown".into(), missing.clone());
+        assert_eq!(e.saved(), Some((EndKind::Incomplete, "shutdown")));
+        assert_eq!(e.drained(tail(15, 15, 5)), Drain::Finish);
+        assert_eq!(e.outcome(), Some(Outcome::Incomplete(missing)));
+        let saved = Ending::new(LIMITS, Some((EndKind::Incomplete, "shutdown".into())), 0);
+        assert_eq!(saved.outcome(), Some(Outcome::ReadRun));
     }
 
     #[test]
     fn a_saved_end_reads_a_full_tail_once_and_404s_add_up_over_rounds() {
-        let mut e = Ending::new(LIMITS, Some((true, "finished".into())), 3);
+        let mut e = Ending::new(LIMITS, Some((EndKind::Succeeded, "finished".into())), 3);
         assert_eq!(e.status().map(String::as_str), Some("finished"));
         assert_eq!(e.drained(tail(0, 20, 10)), Drain::Reread { ms: 100 });
         assert_eq!(e.drained(tail(0, 20, 10)), Drain::Finish);

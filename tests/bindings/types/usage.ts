@@ -36,7 +36,7 @@ lead.stop();
 lead.resume();
 // @ts-expect-error the state is read-only
 lead.rows = [];
-// @ts-expect-error a status outside the six
+// @ts-expect-error a status outside the seven
 const wrong: JobPollerState<Lead>["status"] = "running";
 void [name, status, count, cursor, wrong];
 
@@ -64,7 +64,15 @@ if (state.status === "failed") {
 } else if (state.status === "finished") {
   const total: number = state.summary.totalResults;
   const none: null = state.error;
-  void [total, none];
+  // @ts-expect-error a finished state lacks nothing
+  const lacking: string = state.summary.missing.code;
+  void [total, none, lacking];
+} else if (state.status === "incomplete") {
+  // Rows known missing: its own status, its summary says what is lacking.
+  const code: "ROWS_MISSING" | "ROWS_CAP_REACHED" = state.summary.missing.code;
+  const batches: readonly string[] = state.summary.missing.batches;
+  const none: null = state.error;
+  void [code, batches, none];
 } else {
   const none: null = state.error;
   // @ts-expect-error no summary before the end
