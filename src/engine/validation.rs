@@ -7,6 +7,8 @@ use super::url::{is_loopback_host, split_host, split_scheme, valid_host, valid_p
 use crate::api::first_chars;
 
 /// An option failed validation; `option` is the JS option name (`jobUid`, `baseUrl`, …).
+/// Its message is always worded by [`ConfigError::expected`], as js/options.js's `invalid`
+/// words the options checked in JS: "Expected \`option\` to be …".
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
     /// The option at fault, as the JS user spells it.
@@ -116,12 +118,11 @@ pub fn validate_interval(interval_ms: u32, base_url: &str) -> Result<(), ConfigE
     if interval_ms >= MIN_REMOTE_INTERVAL_MS || local {
         return Ok(());
     }
-    Err(ConfigError {
-        option: "intervalMs",
-        message: "Expected `intervalMs` to be at least 1000 ms against a remote API (less only \
-                  for a baseUrl on localhost, 127.0.0.1 or [::1])"
-            .into(),
-    })
+    Err(ConfigError::expected(
+        "intervalMs",
+        "at least 1000 ms against a remote API (less only for a baseUrl on localhost, \
+         127.0.0.1 or [::1])",
+    ))
 }
 
 impl ConfigError {
