@@ -56,16 +56,21 @@ async function openDemo() {
 
 const scrollTo = (page, fraction) => page.locator("#results-wrap").evaluate((el, f) => (el.scrollTop = (el.scrollHeight - el.clientHeight) * f), fraction);
 
-/** Waits until the rows drawn are those at the scroller's position (first one in view, or near it). */
-async function untilDrawnAtScroll(page) {
-  await page.waitForFunction(() => {
+/** Waits until the rows drawn cover the scroller's view: the sticky header at its top, rows from under it to its bottom (or the run's last row). */
+async function untilDrawnAtScroll(page, rows) {
+  await page.waitForFunction((rows) => {
     const wrap = document.querySelector("#results-wrap");
-    const first = document.querySelector("#results tbody tr");
-    const last = document.querySelector("#results tbody tr:last-child");
-    if (!first) return false;
-    const top = wrap.getBoundingClientRect().top;
-    return first.getBoundingClientRect().top <= top + 1 && last.getBoundingClientRect().bottom >= top + wrap.clientHeight - 1;
-  });
+    const table = document.querySelector("#results");
+    const drawn = table.tBodies[0].rows;
+    if (drawn.length === 0) return false;
+    const top = drawn[0].getBoundingClientRect().top;
+    const last = drawn[drawn.length - 1];
+    const bottom = last.getBoundingClientRect().bottom;
+    const viewBottom = wrap.getBoundingClientRect().top + wrap.clientHeight;
+    const head = table.tHead.querySelector("th").getBoundingClientRect(); // sticky: the <th>s move, not the <thead>
+    const headAtTop = Math.abs(head.top - wrap.getBoundingClientRect().top - wrap.clientTop) <= 1; // not a stale window's
+    return headAtTop && top <= head.bottom + 1 && (bottom >= viewBottom - 1 || last.getAttribute("aria-rowindex") === String(rows + 1));
+  }, rows);
 }
 
 async function tally(page) {
@@ -87,7 +92,7 @@ async function scrollWhileArriving(page, rows) {
 async function checkAfterRun(page, rows) {
   for (const fraction of [0, 0.37, 0.5, 0.81, 1, 0.02]) {
     await scrollTo(page, fraction);
-    await untilDrawnAtScroll(page);
+    await untilDrawnAtScroll(page, rows);
     const wanted = Math.round(fraction * rows);
     const at = Number(await page.locator("#results tbody tr").first().getAttribute("aria-rowindex")) - 2;
     assert.ok(Math.abs(at - wanted) <= 100, `scrolled to ${fraction}: first row drawn ${at}, about ${wanted} expected`);
