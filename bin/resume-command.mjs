@@ -17,9 +17,16 @@ export function invocation(env = process.env, script = process.argv[1] ?? "capta
   return [onPath ? "captaindata-poller" : relative.includes(path.sep) ? relative : `.${path.sep}${relative}`];
 }
 
+// Written so that plain tools read them right: the slash in the character class is escaped (a
+// tokenizer that ends a regex at the first slash saw a second regex open after it), and the
+// quoting is plain strings, not template literals nested in a template (read as unclosed strings).
+const PLAIN_WORD = /^[\w@%+=:,.\/-]+$/;
+const QUOTE = "'";
+const QUOTED_QUOTE = "'\\''"; // close the quote, a backslashed quote, reopen
+
 /** POSIX shell quoting: plain words stay as they are. */
 export function shellQuote(word) {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+  return PLAIN_WORD.test(word) ? word : QUOTE + word.replaceAll(QUOTE, QUOTED_QUOTE) + QUOTE;
 }
 
 const CARRIED = ["format", "out", "state", "base-url", "api-key-file", "project-id", "interval", "timeout"];

@@ -9,17 +9,9 @@ export const DELIVERY_STATUSES = Object.freeze(["PENDING", "RUNNING", "FAILED", 
 const RATES = ["lostRate", "duplicateRate", "reorderRate", "delayRate", "unacknowledgedRate", "replayLostRate"];
 
 /**
- * @typedef {{ lostRate?: number, lostStatus?: number, duplicateRate?: number, reorderRate?: number,
- *   delayRate?: number, delayMs?: number, unacknowledgedRate?: number, finalLost?: boolean,
- *   replayLostRate?: number }} V4FaultPlan
- *   Per callback (seeded per run): `lostRate` never sent, recorded FAILED with `lostStatus`
- *   (default 502); `delayRate` sent `delayMs` (default 1000) late; `reorderRate` sent just
- *   after the next batch; `duplicateRate` sent twice; `unacknowledgedRate` received, but recorded
- *   FAILED (no answer: `http_status` null), so a replay delivers the batch again. `finalLost`:
- *   the final callback is lost. `replayLostRate`: a replay is lost too.
+ * Checks a v4 fault plan's shape (a typo fails loudly).
+ * @param {import("./v4-runs.js").V4FaultPlan} plan
  */
-
-/** Checks a v4 fault plan's shape (a typo fails loudly). */
 export function validateV4Faults(plan) {
   if (plan === null || typeof plan !== "object") throw new TypeError("Expected v4 `faults` to be an object");
   for (const name of RATES) {

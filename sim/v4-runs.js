@@ -25,7 +25,18 @@ const ERRORS = {
 };
 
 /**
- * @typedef {import("./v4-callbacks.js").V4FaultPlan} V4FaultPlan
+ * The faults of a run's callbacks (drawn and checked by v4-callbacks.js).
+ * @typedef {{ lostRate?: number, lostStatus?: number, duplicateRate?: number, reorderRate?: number,
+ *   delayRate?: number, delayMs?: number, unacknowledgedRate?: number, finalLost?: boolean,
+ *   replayLostRate?: number }} V4FaultPlan
+ *   Per callback (seeded per run): `lostRate` never sent, recorded FAILED with `lostStatus`
+ *   (default 502); `delayRate` sent `delayMs` (default 1000) late; `reorderRate` sent just
+ *   after the next batch; `duplicateRate` sent twice; `unacknowledgedRate` received, but recorded
+ *   FAILED (no answer: `http_status` null), so a replay delivers the batch again. `finalLost`:
+ *   the final callback is lost. `replayLostRate`: a replay is lost too.
+ */
+
+/**
  * @typedef {{ rows?: number, pageSize?: number, durationMs?: number, startDelayMs?: number,
  *   blockedMs?: number, outcome?: "SUCCEEDED" | "PARTIAL_SUCCEEDED" | "FAILED" | "INVALID" | "STOPPED",
  *   rowsInFinal?: boolean, rowBytes?: number, faults?: V4FaultPlan,

@@ -331,7 +331,10 @@ fn a_cursor_of_another_run_or_garbage_is_refused() {
     let err = Poller::new(other, Some(&poller.cursor()), 0).unwrap_err();
     assert_eq!(
         (err.option, err.message.as_str()),
-        ("cursor", "cursor belongs to run job-1, not job-2")
+        (
+            "cursor",
+            "Expected `cursor` to be a cursor of run job-2 (got one of run job-1)"
+        )
     );
     let err = Poller::new(config(), Some("{\"x\":1}"), 0).unwrap_err();
     assert_eq!(

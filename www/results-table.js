@@ -1,11 +1,13 @@
 // The results table, windowed: every row is kept in one array indexed by its position in the
-// run, and only the rows in view (plus a margin) are in the DOM, between two spacer rows that
-// give the scroller its full height. A 50,000-row run costs the page the same few dozen <tr>s
-// as a 50-row one, so rows arriving never stall it. Rows are placed by their position: a row
-// whose position is already held is skipped, never repeated. A render keeps the <tr>s still in
-// view and only adds or removes those at the window's edges: a batch arriving below the view
-// changes one spacer's height, not 50 rows (rebuilding them made every batch's frame lay out
-// and paint the whole window again).
+// run, and only the rows in view (plus a margin) are in the DOM. The table's top and bottom
+// margins stand for the rows not drawn, so the scroller keeps its full height: the table holds
+// data rows only (spacer <tr>s were rows too: two identical blank ones, read as a row shown
+// twice by whatever counted the table's rows). A 50,000-row run costs the page the same few dozen
+// <tr>s as a 50-row one, so rows arriving never stall it. Rows are placed by their position: a
+// row whose position is already held is skipped, never repeated. A render keeps the <tr>s still
+// in view and only adds or removes those at the window's edges: a batch arriving below the view
+// changes the bottom margin, not 50 rows (rebuilding them made every batch's frame lay out and
+// paint the whole window again).
 
 const COLUMNS = [
   ["index", "#"],
@@ -34,20 +36,10 @@ function rowElement(row, index) {
   return tr;
 }
 
-function spacerRow() {
-  const tr = document.createElement("tr");
-  tr.className = "spacer";
-  tr.setAttribute("aria-hidden", "true");
-  const td = document.createElement("td");
-  td.colSpan = COLUMNS.length;
-  tr.append(td);
-  return tr;
-}
-
-/** Sets a spacer's height when it changed (the top one stays put while rows arrive below the view). */
-function setHeight(spacer, px) {
-  const height = `${px}px`;
-  if (spacer.firstChild.style.height !== height) spacer.firstChild.style.height = height;
+/** Sets one of the table's margins when it changed (the top one stays put while rows arrive below the view). */
+function setMargin(table, side, px) {
+  const length = `${px}px`;
+  if (table.style[side] !== length) table.style[side] = length;
 }
 
 function headerRow() {
@@ -70,7 +62,6 @@ function headerRow() {
 export function createResultsTable(scroller, table, onRendered) {
   table.tHead.replaceChildren(headerRow());
   const tbody = table.tBodies[0];
-  const [above, below] = [spacerRow(), spacerRow()];
   /** Every row received, by position. */
   let rows = [];
   let rowPx = DEFAULT_ROW_PX;
@@ -79,19 +70,19 @@ export function createResultsTable(scroller, table, onRendered) {
   /** The positions of the rows drawn: `first…end`, end excluded. */
   let shown = { first: 0, end: 0 };
 
-  /** The rows in view plus the margin, between spacers of the height of the rest. */
+  /** The rows in view plus the margin, the table's margins the height of the rest. */
   function render() {
     frame = 0;
     const top = Math.max(0, scroller.scrollTop - table.tHead.offsetHeight);
     const first = Math.max(0, Math.floor(top / rowPx) - MARGIN_ROWS);
     const end = Math.min(rows.length, Math.ceil((top + scroller.clientHeight) / rowPx) + MARGIN_ROWS);
     showWindow(first, end);
-    setHeight(above, first * rowPx);
-    setHeight(below, Math.max(0, rows.length - end) * rowPx);
+    setMargin(table, "marginTop", first * rowPx);
+    setMargin(table, "marginBottom", Math.max(0, rows.length - end) * rowPx);
     table.setAttribute("aria-rowcount", String(rows.length + 1));
     if (!measured && end > first) {
       measured = true;
-      sizer.observe(tbody.rows[1], { box: "border-box" });
+      sizer.observe(tbody.rows[0], { box: "border-box" });
     }
     onRendered(rows.length);
   }
@@ -113,16 +104,16 @@ export function createResultsTable(scroller, table, onRendered) {
     if (end <= shown.first || first >= shown.end || shown.first === shown.end) {
       const fragment = document.createDocumentFragment();
       for (let i = first; i < end; i++) fragment.append(rowElement(rows[i], i));
-      tbody.replaceChildren(above, fragment, below);
+      tbody.replaceChildren(fragment);
     } else {
-      for (let i = shown.first; i < first; i++) above.nextSibling.remove();
-      for (let i = end; i < shown.end; i++) below.previousSibling.remove();
+      for (let i = shown.first; i < first; i++) tbody.firstChild.remove();
+      for (let i = end; i < shown.end; i++) tbody.lastChild.remove();
       const before = document.createDocumentFragment();
       for (let i = first; i < shown.first; i++) before.append(rowElement(rows[i], i));
-      above.after(before);
+      tbody.prepend(before);
       const after = document.createDocumentFragment();
       for (let i = Math.max(first, shown.end); i < end; i++) after.append(rowElement(rows[i], i));
-      below.before(after);
+      tbody.append(after);
     }
     shown = { first, end };
   }

@@ -308,6 +308,28 @@ async function oneRun(runSeed, options, probe) {
   const useFetchOption = r.chance(0.5);
   const fetchOption = useFetchOption ? { fetch: (url, init) => globalThis.fetch(url, init) } : {};
 
+  // A's and B's options: the same connection and settings, each its client header (the requests
+  // are counted per client), its record, its seed and what it does after a batch.
+  const pollerOptions = (client, rec, seed, afterBatch) => ({
+    ...connection,
+    ...opts,
+    ...fetchOption,
+    jobUid,
+    seed,
+    headers: { "x-chaos-client": `${jobUid}:${client}` },
+    onBatch(batch) {
+      check(`${client} batch cursor`, batch.cursor);
+      rec.batches += 1;
+      delivered.push(...batch.results.map((row) => row.id));
+      return afterBatch();
+    },
+    onStatus(run) {
+      check(`${client} onStatus payload`, run);
+      rec.statuses.push(run);
+    },
+    ...endRecorders(client, rec, check),
+  });
+
   // A: stopped mid-run (in a callback, by a timer, while a batch is being processed, or at once).
   const stopPlan = r.pick(["inBatch", "timer", "asyncBatch", "atOnce", "timer"]);
   const stopAfterBatches = r.int(1, 4);
@@ -317,29 +339,13 @@ async function oneRun(runSeed, options, probe) {
     if (!ends.A) ends.A = Date.now();
     poller.stop();
   };
-  poller = new JobPoller({
-    ...connection,
-    ...opts,
-    ...fetchOption,
-    jobUid,
-    seed: runSeed,
-    headers: { "x-chaos-client": `${jobUid}:A` },
-    onBatch(batch) {
-      check("A batch cursor", batch.cursor);
-      a.batches += 1;
-      delivered.push(...batch.results.map((row) => row.id));
+  poller = new JobPoller(
+    pollerOptions("A", a, runSeed, () => {
       if (stopPlan === "inBatch" && a.batches >= stopAfterBatches) stopA();
-      if (stopPlan === "asyncBatch" && a.batches >= stopAfterBatches) {
-        return sleep(r.int(0, 10)).then(stopA);
-      }
+      if (stopPlan === "asyncBatch" && a.batches >= stopAfterBatches) return sleep(r.int(0, 10)).then(stopA);
       return undefined;
-    },
-    onStatus(run) {
-      check("A onStatus payload", run);
-      a.statuses.push(run);
-    },
-    ...endRecorders("A", a, check),
-  });
+    }),
+  );
   const webhooks = planWebhooks(r, job, jobUid, projectId);
   const started = poller.start();
   if (stopPlan === "atOnce") stopA();
@@ -377,25 +383,7 @@ async function oneRun(runSeed, options, probe) {
   if (viaSteps) {
     outcomeB = await within(stepLoop({ pollStep, connection, opts, jobUid, cursor, runSeed, r, delivered, check, b }), bound);
   } else {
-    const resumed = new JobPoller({
-      ...connection,
-      ...opts,
-      ...fetchOption,
-      jobUid,
-      cursor,
-      seed: runSeed + 1,
-      headers: { "x-chaos-client": `${jobUid}:B` },
-      onBatch(batch) {
-        check("B batch cursor", batch.cursor);
-        b.batches += 1;
-        delivered.push(...batch.results.map((row) => row.id));
-        return r.chance(0.2) ? sleep(r.int(0, 5)) : undefined;
-      },
-      onStatus(run) {
-        check("B onStatus payload", run);
-      },
-      ...endRecorders("B", b, check),
-    });
+    const resumed = new JobPoller({ ...pollerOptions("B", b, runSeed + 1, () => (r.chance(0.2) ? sleep(r.int(0, 5)) : undefined)), cursor });
     const timers = deliver(webhooks.filter((w) => w.to === "B"), () => resumed, wrong);
     outcomeB = await within(resumed.start(), bound);
     timers.forEach(clearTimeout);

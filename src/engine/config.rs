@@ -3,6 +3,7 @@
 use alloc::string::String;
 
 use super::validation::{validate_base_url, validate_path_segment, ConfigError};
+use crate::api::decimal;
 
 /// Retry policy for 429, 5xx, timeouts, network errors and malformed bodies.
 ///
@@ -26,6 +27,22 @@ impl Default for RetryPolicy {
             max_delay_ms: 60_000,
         }
     }
+}
+
+/// Checks that a retry policy's delays are in order: the shortest not above the longest.
+///
+/// ```
+/// use captaindata_poller::engine::{validate_retry, RetryPolicy};
+/// let retry = RetryPolicy { min_delay_ms: 90_000, ..RetryPolicy::default() };
+/// assert_eq!(validate_retry(&retry).unwrap_err().option, "retry.maxDelayMs");
+/// ```
+pub fn validate_retry(retry: &RetryPolicy) -> Result<(), ConfigError> {
+    if retry.min_delay_ms <= retry.max_delay_ms {
+        return Ok(());
+    }
+    let got = decimal(retry.max_delay_ms.into());
+    let what = ["at least `retry.minDelayMs` (got ", &got, ")"].concat();
+    Err(ConfigError::expected("retry.maxDelayMs", &what))
 }
 
 /// How the end of a run is read once the API's status says it is over (see

@@ -79,16 +79,17 @@ impl<S: AsRef<str>> CursorState<S> {
 impl CursorState {
     /// Parses a cursor and checks it belongs to `job_uid`.
     pub fn decode(cursor: &str, job_uid: &str) -> Result<CursorState, ConfigError> {
-        let state = parse(cursor).ok_or_else(|| ConfigError {
-            option: "cursor",
-            message: "Expected `cursor` to be a string from poller.cursor".into(),
-        })?;
+        let state = parse(cursor)
+            .ok_or_else(|| ConfigError::expected("cursor", "a string from poller.cursor"))?;
         if state.job_uid != job_uid {
-            let message = ["cursor belongs to run ", &state.job_uid, ", not ", job_uid].concat();
-            return Err(ConfigError {
-                option: "cursor",
-                message,
-            });
+            let what = [
+                "a cursor of run ",
+                job_uid,
+                " (got one of run ",
+                &state.job_uid,
+                ")",
+            ];
+            return Err(ConfigError::expected("cursor", &what.concat()));
         }
         Ok(state)
     }
@@ -271,7 +272,10 @@ mod tests {
     fn another_runs_cursor_is_refused_by_name() {
         let err = CursorState::decode(&sample().encode(), "other").unwrap_err();
         assert_eq!(err.option, "cursor");
-        assert_eq!(err.message, "cursor belongs to run run-1.a~b_c, not other");
+        assert_eq!(
+            err.message,
+            "Expected `cursor` to be a cursor of run other (got one of run run-1.a~b_c)"
+        );
     }
 
     #[test]

@@ -57,7 +57,7 @@ mod url;
 mod validation;
 
 pub use crate::api::ErrorCode;
-pub use config::{Config, EndPolicy, ReadMode, RetryPolicy};
+pub use config::{validate_retry, Config, EndPolicy, ReadMode, RetryPolicy};
 pub use poller::{Poller, INCOMPLETE, QUIET_TICKS};
 pub use protocol::{
     Action, Batch, Event, FetchRequest, PollError, RequestId, RequestKind, SleepReason, Summary,
@@ -65,6 +65,6 @@ pub use protocol::{
 };
 pub use url::{has_version_segment, not_found_text};
 pub use validation::{
-    validate_base_url, validate_interval, validate_path_segment, validate_retry, ConfigError,
+    validate_base_url, validate_interval, validate_path_segment, ConfigError,
     MIN_REMOTE_INTERVAL_MS,
 };

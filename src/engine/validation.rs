@@ -3,11 +3,12 @@
 
 use alloc::string::String;
 
-use super::config::RetryPolicy;
 use super::url::{is_loopback_host, split_host, split_scheme, valid_host, valid_port};
-use crate::api::{decimal, first_chars};
+use crate::api::first_chars;
 
 /// An option failed validation; `option` is the JS option name (`jobUid`, `baseUrl`, …).
+/// Its message is always worded by [`ConfigError::expected`], as js/options.js's `invalid`
+/// words the options checked in JS: "Expected \`option\` to be …".
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
     /// The option at fault, as the JS user spells it.
@@ -26,12 +27,12 @@ pub struct ConfigError {
 /// ```
 pub fn validate_path_segment(option: &'static str, value: &str) -> Result<(), ConfigError> {
     if value.is_empty() {
-        return Err(error(option, "a non-empty string".into()));
+        return Err(ConfigError::expected(option, "a non-empty string"));
     }
     let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~');
     if value == "." || value == ".." || !value.chars().all(allowed) {
         let what = "a run id: letters, digits, '-', '_', '.', '~'";
-        return Err(error(option, got(what, value)));
+        return Err(ConfigError::expected(option, &got(what, value)));
     }
     Ok(())
 }
@@ -47,7 +48,7 @@ pub fn validate_path_segment(option: &'static str, value: &str) -> Result<(), Co
 pub fn validate_base_url(value: &str) -> Result<String, ConfigError> {
     const OPTION: &str = "baseUrl";
     let Some((scheme, rest)) = split_scheme(value) else {
-        return Err(error(OPTION, got("an http(s) URL", value)));
+        return Err(ConfigError::expected(OPTION, &got("an http(s) URL", value)));
     };
     let scheme = scheme.to_ascii_lowercase();
     let cut = rest.find('/').unwrap_or(rest.len());
@@ -57,28 +58,37 @@ pub fn validate_base_url(value: &str) -> Result<String, ConfigError> {
     );
     // Echoing the value could leak credentials or a token in a query: say what, not what value.
     if authority.contains('@') {
-        return Err(error(
+        return Err(ConfigError::expected(
             OPTION,
-            "a URL without credentials (user:pass@)".into(),
+            "a URL without credentials (user:pass@)",
         ));
     }
     if value.contains(['?', '#']) {
-        return Err(error(OPTION, "a URL without query or fragment".into()));
+        return Err(ConfigError::expected(
+            OPTION,
+            "a URL without query or fragment",
+        ));
     }
     let host = split_host(authority).filter(|(h, p)| valid_host(h) && valid_port(p));
     let Some((host, _)) = host else {
-        return Err(error(OPTION, got("a URL with a valid host", value)));
+        return Err(ConfigError::expected(
+            OPTION,
+            &got("a URL with a valid host", value),
+        ));
     };
     let local = is_loopback_host(host);
     if !(scheme == "https" || scheme == "http" && local) {
         let what = "an https URL (http only for localhost, 127.0.0.1 or [::1])";
-        return Err(error(OPTION, got(what, value)));
+        return Err(ConfigError::expected(OPTION, &got(what, value)));
     }
     if path
         .chars()
         .any(|c| c.is_ascii_control() || c == ' ' || c == '\\' || !c.is_ascii())
     {
-        return Err(error(OPTION, got("a URL with a plain path", value)));
+        return Err(ConfigError::expected(
+            OPTION,
+            &got("a URL with a plain path", value),
+        ));
     }
     let mut path = path;
     while let Some(shorter) = path.strip_suffix("/") {
@@ -108,34 +118,20 @@ pub fn validate_interval(interval_ms: u32, base_url: &str) -> Result<(), ConfigE
     if interval_ms >= MIN_REMOTE_INTERVAL_MS || local {
         return Ok(());
     }
-    Err(ConfigError {
-        option: "intervalMs",
-        message: "Expected `intervalMs` to be at least 1000 ms against a remote API (less only \
-                  for a baseUrl on localhost, 127.0.0.1 or [::1])"
-            .into(),
-    })
+    Err(ConfigError::expected(
+        "intervalMs",
+        "at least 1000 ms against a remote API (less only for a baseUrl on localhost, \
+         127.0.0.1 or [::1])",
+    ))
 }
 
-/// Checks that a retry policy's delays are in order: the shortest not above the longest.
-///
-/// ```
-/// use captaindata_poller::engine::{validate_retry, RetryPolicy};
-/// let retry = RetryPolicy { min_delay_ms: 90_000, ..RetryPolicy::default() };
-/// assert_eq!(validate_retry(&retry).unwrap_err().option, "retry.maxDelayMs");
-/// ```
-pub fn validate_retry(retry: &RetryPolicy) -> Result<(), ConfigError> {
-    if retry.min_delay_ms <= retry.max_delay_ms {
-        return Ok(());
-    }
-    let got = decimal(retry.max_delay_ms.into());
-    let what = ["at least `retry.minDelayMs` (got ", &got, ")"].concat();
-    Err(error("retry.maxDelayMs", what))
-}
-
-fn error(option: &'static str, what: String) -> ConfigError {
-    ConfigError {
-        option,
-        message: ["Expected `", option, "` to be ", &what].concat(),
+impl ConfigError {
+    /// `Expected \`option\` to be what`: the one wording of a refused option.
+    pub(crate) fn expected(option: &'static str, what: &str) -> ConfigError {
+        ConfigError {
+            option,
+            message: ["Expected `", option, "` to be ", what].concat(),
+        }
     }
 }
 

@@ -7,14 +7,10 @@ use wasm_bindgen::{JsCast, JsValue};
 use super::payloads::frozen;
 use crate::engine::{ConfigError, PollError};
 
-/// The engine's validation failure as a `TypeError` naming the option.
+/// The engine's validation failure as a `TypeError`: its message, worded by the engine
+/// ("Expected \`option\` to be …", naming the option), as it is.
 pub fn config_error(error: &ConfigError) -> JsValue {
-    // The engine's "Expected `option` to be …" names the option already. (A prefix, not a
-    // search: a `&str` search links core's two-way string searcher, ≈ 1 KB of wasm.)
-    if error.message.starts_with("Expected `") {
-        return type_error(&error.message);
-    }
-    type_error(&["Invalid `", error.option, "`: ", &error.message].concat())
+    type_error(&error.message)
 }
 
 /// A plain `TypeError` (wrong webhook payload and the like).

@@ -177,12 +177,12 @@ test("50,000 rows: every row once, the DOM holds only the rows in view, scrollin
   await waitForState(page, "completed");
   await untilRowsHeld(page, 50000, { exact: true });
   await page.locator("#results-wrap").evaluate((el) => (el.scrollTop = el.scrollHeight));
-  await page.waitForFunction(() => document.querySelector("#results tbody tr:nth-last-child(2)")?.dataset.id === "row-49999");
-  assert.equal(await page.locator("#results tbody tr:nth-last-child(2)").getAttribute("aria-rowindex"), "50001");
+  await page.waitForFunction(() => document.querySelector("#results tbody tr:last-child")?.dataset.id === "row-49999");
+  assert.equal(await page.locator("#results tbody tr:last-child").getAttribute("aria-rowindex"), "50001");
   // Halfway down: the rows drawn are the ones of that position, in order.
   await page.locator("#results-wrap").evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
   await page.waitForFunction(() => {
-    const drawn = [...document.querySelectorAll("#results tbody tr:not(.spacer)")];
+    const drawn = [...document.querySelectorAll("#results tbody tr")];
     return drawn.length > 0 && drawn.every((tr) => tr.dataset.id === `row-${Number(tr.getAttribute("aria-rowindex")) - 2}`) && Number(drawn[0].getAttribute("aria-rowindex")) > 20000;
   });
   const most = await page.evaluate(() => window.__mostRows);

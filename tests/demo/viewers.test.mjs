@@ -11,20 +11,16 @@ const ROWS = 300;
 /** Long enough that no row arrives in the simulator before the test ends the run (one per 12 s). */
 const RUN_TAKES_S = 3600;
 
-let demo;
-let browser;
-let workerOrigin;
-let simOrigin;
+/** The demo server, Chromium, worker:dev and the simulator: `{ demo, browser, workerOrigin, simOrigin, stop }`. */
 let stack;
 before(async () => {
   stack = await startDemoWithWorker({ POLL_INTERVAL_MS: "0", CRON_EVERY_MS: "0" });
-  ({ demo, browser, workerOrigin, simOrigin } = stack);
 });
 after(() => stack?.stop());
 
 /** The viewers page, with what it sends the worker (HTTP requests, sockets and their frames). */
 async function openViewersPage() {
-  const context = await browser.newContext();
+  const context = await stack.browser.newContext();
   const page = await context.newPage();
   page.setDefaultTimeout(30000);
   const problems = watchConsole(page);
@@ -36,7 +32,7 @@ async function openViewersPage() {
     sockets.push(socket);
     ws.on("framereceived", ({ payload }) => socket.frames.push(JSON.parse(String(payload))));
   });
-  await page.goto(`${demo.url}viewers.html?dev=${simOrigin}`);
+  await page.goto(`${stack.demo.url}viewers.html?dev=${stack.simOrigin}`);
   await page.waitForSelector("body[data-ready=true]");
   return { context, page, problems, requests, sockets };
 }
@@ -65,7 +61,7 @@ function untilViewers(page, n, state, runStatus) {
 
 /** Captain Data ends the run: its webhook makes the worker read it once more. */
 async function finishRun(jobUid) {
-  const answer = await fetch(`${simOrigin}/__sim/jobs/${jobUid}/finish`, { method: "POST" });
+  const answer = await fetch(`${stack.simOrigin}/__sim/jobs/${jobUid}/finish`, { method: "POST" });
   assert.equal(answer.status, 200);
 }
 
@@ -74,7 +70,7 @@ async function finishRun(jobUid) {
  * when no step is going (the run's status or end reached every viewer: the step's requests came first).
  */
 async function apiRequestsShown(page, jobUid) {
-  const { requests } = await (await fetch(`${simOrigin}/__sim/stats?job=${jobUid}`)).json();
+  const { requests } = await (await fetch(`${stack.simOrigin}/__sim/stats?job=${jobUid}`)).json();
   await page.waitForFunction((n) => document.querySelector("#c-api").textContent === String(n), requests.total);
   return requests.total;
 }
@@ -112,7 +108,7 @@ async function assertViewersGotEveryRow(opened, jobUid, viewers) {
   const streams = sockets.filter((s) => s.url.includes(`/v3/jobs/${jobUid}/stream`));
   assert.equal(streams.length, viewers, "one socket per viewer, none reopened");
   for (const socket of streams) assert.deepEqual(pushedRowIds(socket), rowIds(ROWS), "every row pushed once, in order");
-  assert.deepEqual(requests.filter((url) => url.startsWith(workerOrigin)), [], "no HTTP read of the worker: no polling");
+  assert.deepEqual(requests.filter((url) => url.startsWith(stack.workerOrigin)), [], "no HTTP read of the worker: no polling");
   assert.equal(await page.locator("#c-reads").textContent(), "0");
   assert.equal(await page.locator("#c-sockets").textContent(), String(viewers));
   assert.deepEqual(problems, []);

@@ -135,7 +135,7 @@ const BAD_OPTIONS = [
   ["retry.retries", { retry: { retries: -1 } }, "Expected `retry.retries` to be a non-negative integer (got -1)"],
   ["retry.maxDelayMs", { retry: { minDelayMs: 100, maxDelayMs: 10 } }, "Expected `retry.maxDelayMs` to be at least `retry.minDelayMs` (got 10)"],
   ["cursor", { cursor: "garbage" }, "Expected `cursor` to be a string from poller.cursor"],
-  ["cursor", { cursor: "cdp1.am9iLTJ8MHwwfDB8fA" }, "Invalid `cursor`: cursor belongs to run job-2, not job-1"],
+  ["cursor", { cursor: "cdp1.am9iLTJ8MHwwfDB8fA" }, "Expected `cursor` to be a cursor of run job-1 (got one of run job-2)"],
   ["rowKey", { rowKey: "" }, "Expected `rowKey` to be a non-empty string (got \"\")"],
   ["seed", { seed: -1 }, "Expected `seed` to be a non-negative integer (got -1)"],
   ["onBatch", { onBatch: 1 }, "Expected `onBatch` to be a function (got 1)"],

@@ -10,6 +10,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { after, before } from "node:test";
 import { root } from "../../scripts/exec.mjs";
 import { until } from "../support/until.mjs";
 import { API_KEY, PROJECT_ID, rowIds } from "./sim-fixture.mjs";
@@ -184,4 +185,33 @@ export async function stepThroughRun(ctx, server) {
   const after = await step();
   assert.deepEqual([after.ids, after.done, after.status], [[], true, "finished"]);
   return { jobUid, rounds };
+}
+
+/**
+ * One production-build suite's app, for its whole file: before the tests, tests/package/apps/<name>
+ * copied (then `prepare(dir)`), built by `buildArgs`, and served by `serve(port)` (`{ args, env }`)
+ * with `env` and the simulator's connection (`ctx.connection`) in its environment until it prints
+ * `ready`; after them, the server closed and the app removed. Returns `{ app, server }`, filled by
+ * the time the tests run.
+ */
+export function useBuiltApp(name, ctx, { prepare = () => {}, buildArgs, env = {}, serve, ready }) {
+  const built = { app: null, server: null };
+  before(async () => {
+    built.app = createApp(name);
+    prepare(built.app.dir);
+    await build(buildArgs, { cwd: built.app.dir, env });
+    const connection = connectionEnv(ctx.connection);
+    built.server = await startServer(
+      (port) => {
+        const served = serve(port);
+        return { args: served.args, env: { ...env, ...served.env, ...connection } };
+      },
+      { cwd: built.app.dir, ready },
+    );
+  });
+  after(async () => {
+    await built.server?.close();
+    built.app?.remove();
+  });
+  return built;
 }

@@ -6,35 +6,24 @@
 import assert from "node:assert/strict";
 import { cpSync } from "node:fs";
 import path from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { root } from "../../scripts/exec.mjs";
 import { manualClock } from "../../sim/index.js";
-import { build, connectionEnv, createApp, startServer, stepThroughRun } from "./server-app-fixture.mjs";
+import { stepThroughRun, useBuiltApp } from "./server-app-fixture.mjs";
 import { useSim } from "./sim-fixture.mjs";
 
 const clock = manualClock(Date.now());
 const ctx = useSim({ clock });
-let app;
-let server;
-
-before(async () => {
-  app = createApp("sveltekit");
+const built = useBuiltApp("sveltekit", ctx, {
   // The README's component as the page's (one text: examples/svelte/Leads.svelte).
-  cpSync(path.join(root, "examples", "svelte", "Leads.svelte"), path.join(app.dir, "src", "lib", "Leads.svelte"));
-  await build([path.join(root, "node_modules", "vite", "bin", "vite.js"), "build"], { cwd: app.dir });
-  const connection = connectionEnv(ctx.connection);
-  server = await startServer((port) => ({ args: ["build"], env: { HOST: "127.0.0.1", PORT: String(port), ...connection } }), {
-    cwd: app.dir,
-    ready: /Listening on /,
-  });
-});
-after(async () => {
-  await server?.close();
-  app?.remove();
+  prepare: (dir) => cpSync(path.join(root, "examples", "svelte", "Leads.svelte"), path.join(dir, "src", "lib", "Leads.svelte")),
+  buildArgs: [path.join(root, "node_modules", "vite", "bin", "vite.js"), "build"],
+  serve: (port) => ({ args: ["build"], env: { HOST: "127.0.0.1", PORT: String(port) } }),
+  ready: /Listening on /,
 });
 
 test("the page server-renders the README's Svelte component idle", async () => {
-  const res = await fetch(server.origin, { signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(built.server.origin, { signal: AbortSignal.timeout(30_000) });
   const html = await res.text();
   assert.equal(res.status, 200, html);
   const text = html.replace(/<!--[^>]*-->/g, "").replace(/\s+/g, " ");
@@ -43,6 +32,6 @@ test("the page server-renders the README's Svelte component idle", async () => {
 });
 
 test("the +server.ts endpoint steps through a run: every row once, done only once the run is over", async () => {
-  await stepThroughRun({ ...ctx, clock }, server);
-  assert.doesNotMatch(server.output(), /error/i, "the server printed no error");
+  await stepThroughRun({ ...ctx, clock }, built.server);
+  assert.doesNotMatch(built.server.output(), /error/i, "the server printed no error");
 });
