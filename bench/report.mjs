@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { STEP_CONTESTANTS, STEP_CPU_RATIO, ratioTable, stepCpuLine, worseLines } from "./ratios.mjs";
+import { PHYSICAL_LIMIT_WORKLOADS, STEP_CONTESTANTS, STEP_CPU_RATIO, physicalLimit, ratioTable, stepCpuLine, worseLines } from "./ratios.mjs";
 import { INTERVAL_MS } from "./workloads.mjs";
 
 const LIBRARY = "library";
@@ -143,6 +143,14 @@ export function targets(report, baseline = loadBaseline()) {
     if (!against) continue;
     const detail = `${against.ratioP95?.toFixed(2)}× (p95 ${against.roundMs.p95.toFixed(2)} ms a round, ${against.bareMs.p95.toFixed(2)} ms its replay; the package's own p50 / p95 ${against.packageOwnMs.p50.toFixed(2)} / ${against.packageOwnMs.p95.toFixed(2)} ms)`;
     check(`bursty (pollStep in ${runtime}): p95 CPU per round ≤ ${STEP_CPU_RATIO}× a bare replay of its requests`, against.ratioP95 !== null && against.ratioP95 <= STEP_CPU_RATIO, detail);
+  }
+  // Bursty reads against the least any reader downloads (ratios.mjs `physicalLimit`).
+  for (const w of PHYSICAL_LIMIT_WORKLOADS) {
+    const lib = get(w, LIBRARY);
+    const limit = physicalLimit(spec(w));
+    if (!lib || !limit) continue;
+    const r = lib.bytesPerRowByte / limit;
+    check(`${w}: bytes ≤ 1.15× the physical limit (${limit.toFixed(2)}× the rows' bytes)`, r <= 1.15, `${lib.bytesPerRowByte.toFixed(2)}× the rows' bytes, ${r.toFixed(3)}× the limit`);
   }
   for (const w of ["bursty", "bursty-lag"]) {
     const lib = get(w, LIBRARY);

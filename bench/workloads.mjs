@@ -4,7 +4,7 @@
 // `scale`; measured delays are multiplied back, so figures read in API time.
 //
 // The API serves 1000-row pages and batch-processes (rows come in bursts, quiet ticks in
-// between): `bursty`, `bursty-lag`, `one-page` and `trickle` are such runs. `small` and
+// between): `bursty`, `bursty-lag`, `bursty-100`, `one-page` and `trickle` are such runs. `small` and
 // `fleet` fit in one page of any size; `medium`, `large` and `flaky` keep the 100- and
 // 500-row pages and linear arrival they have always had, so their figures compare over time.
 
@@ -21,6 +21,14 @@ const medium = { rows: 2000, pageSize: 100, durationMs: 10 * 60_000, startDelayM
  * package was first measured on (results read on every tick: ≈35× the rows' own bytes).
  */
 const bursty = { rows: 3000, pageSize: 1000, durationMs: 35 * 60_000, startDelayMs: 10_000, arrival: { bursts: 30 } };
+/**
+ * 2,000 rows in 20 bursts of 100, 120 s (12 intervals) apart: bursts further apart than the
+ * quiet ticks after which a status-guided reader reads the results whatever the count says
+ * (QUIET_TICKS, 6), so that rule's cost on a partly filled page shows. Physical limit 5.5×,
+ * as bursty's: each row once, and the page of each burst's start re-read once (0, 100, …, 900
+ * rows of each 1000-row page).
+ */
+const bursty100 = { rows: 2000, pageSize: 1000, durationMs: 40 * 60_000, startDelayMs: 10_000, arrival: { bursts: 20 } };
 
 /** 429 bursts (3 in a row, Retry-After 2 s) at a few points of the run, on top of 10 % 5xx. */
 const burst = (nth) => ({ kind: "any", nth, count: 3, respond: 429, retryAfter: 2 });
@@ -62,6 +70,13 @@ export const WORKLOADS = [
     jobs: 1,
     scale: 100,
     spec: { ...bursty, countLagMs: 20_000 },
+  },
+  {
+    id: "bursty-100",
+    what: "2,000 rows in 20 bursts of 100, 120 s (12 intervals) apart, over 40 min, pages of 1000",
+    jobs: 1,
+    scale: 100,
+    spec: bursty100,
   },
   {
     id: "one-page",
