@@ -36,6 +36,9 @@ test("a failure webhook's own text reaches the run's error when the API gives no
   const { jobUid } = w.sim.createJob({ rows: 20, durationMs: 60000, pageSize: 10, outcome: "stopped" });
   const token = await w.track(jobUid);
   await w.untilRun(jobUid, token, (run) => run.status === "running", "the first step stored");
+  // The webhook must come before any step reads the end: a step still due (a failed one's retry
+  // under load) would read "stopped" with no text and end the run before the webhook arrives.
+  await w.untilNoStepDue(jobUid, "no step due before the end");
   w.sim.finish(jobUid, "stopped");
   const failure = forms.find((f) => f.kind === "failed" && f.error === "quota exceeded");
   const res = await w.webhook(withJob(failure.payload, jobUid));
