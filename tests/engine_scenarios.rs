@@ -1475,6 +1475,40 @@ fn bursts_are_read_once_each_and_quiet_ticks_read_only_the_status() {
 }
 
 #[test]
+fn bursts_further_apart_than_the_quiet_ticks_are_not_read_again_once_per_gap() {
+    // 5 rows every 12 intervals, pages of 100, 40 rows: the count is exact, the gaps are
+    // longer than QUIET_TICKS. The first quiet-long read finds nothing the count hid: the wait
+    // doubles past the gap, so the burst's partly filled page is not read again in each gap.
+    let every = 12_000;
+    let server = || bursty(40, 100, every, 5, |now| Some(bursts_at(now, every, 5, 40)));
+    let mut config = config();
+    config.page_size = 100;
+    let mut poller = Poller::new(config, None, 0).unwrap();
+    let log = drive(&mut poller, 0, server());
+    assert_eq!(log.delivered, (0..40).collect::<Vec<_>>());
+    // From the first burst on (before it, the empty page is read on every tick, a few bytes
+    // each): a read per burst (8), the end's drain, the first gap's quiet-long read and the
+    // probes for a lagging count (2); a read per gap besides would be 6 more.
+    let results = log
+        .fetches
+        .iter()
+        .zip(&log.fetch_times)
+        .filter(|(f, at)| f.kind == RequestKind::Results && **at >= every)
+        .count();
+    assert!(
+        results <= 8 + 1 + 1 + 2,
+        "{results} results reads from the first burst on"
+    );
+    for (i, at) in log.delivered_at.iter().enumerate() {
+        let appeared = (i as u64 / 5 + 1) * every;
+        assert!(
+            *at <= appeared + 1_050,
+            "row {i} at {at}, appeared {appeared}"
+        );
+    }
+}
+
+#[test]
 fn a_count_lagging_two_intervals_delays_the_read_but_loses_nothing() {
     let lag = 2_000;
     let count = move |now: u64| Some(bursts_at(now.saturating_sub(lag), 3_000, 5, 40));

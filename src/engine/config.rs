@@ -88,7 +88,8 @@ pub enum ReadMode {
     /// when they can bring something: the count is past the rows delivered (which covers a
     /// count past the end of the current page: the read follows `paging.next`), the run gives
     /// no count, the run is over (the end-of-run drain), or after [`QUIET_TICKS`] ticks in a
-    /// row whose count said nothing new (counts lag, or went down: read anyway). On a quiet
+    /// row whose count said nothing new (counts lag, or went down: read anyway; the wait
+    /// doubles while such reads find nothing the count hid, see [`QUIET_TICKS`]). On a quiet
     /// tick that is one small request; a partly filled last page is not downloaded again.
     ///
     /// While rows come on every tick (two results reads in a row brought rows) of a run past

@@ -4,7 +4,8 @@
 //! done, terminal status (`s:<status>` success / `f:<status>` failure / `i:<status>` ended
 //! with rows missing / empty), the
 //! current page relative to the origin (empty = first page), and, when not 0, the quiet
-//! status-guided ticks since the last results read (absent in older cursors). Free-text fields are
+//! status-guided ticks since the last results read, the `/results` 404s after the end and the
+//! quiet-long reads in a row that found nothing (each absent in older cursors). Free-text fields are
 //! percent-encoded so `|` can separate them. The host is never stored, nor any secret.
 
 use alloc::string::String;
@@ -35,6 +36,8 @@ pub(super) struct CursorState<S = String> {
     pub quiet: u32,
     /// `/results` 404s after the run's end (so cron rounds spend the retries once, not each).
     pub missing: u32,
+    /// Quiet-long results reads in a row that found nothing (so cron rounds keep the longer wait).
+    pub quiet_misses: u32,
     /// `(kind, status)` when the run's end was seen but the final read did not finish.
     pub terminal: Option<(EndKind, S)>,
     /// Path + query of the page being read, relative to the base's origin.
@@ -62,13 +65,12 @@ impl<S: AsRef<str>> CursorState<S> {
         if let Some(page) = &self.page {
             percent_encode(&mut text, page.as_ref());
         }
-        if self.quiet > 0 || self.missing > 0 {
+        // Trailing counters: written up to the last one that is not 0.
+        let counters = [self.quiet, self.missing, self.quiet_misses];
+        let written = counters.iter().rposition(|&n| n > 0).map_or(0, |i| i + 1);
+        for n in &counters[..written] {
             text.push('|');
-            text.push_str(digits.format(u64::from(self.quiet)));
-        }
-        if self.missing > 0 {
-            text.push('|');
-            text.push_str(digits.format(u64::from(self.missing)));
+            text.push_str(digits.format(u64::from(*n)));
         }
         let mut cursor = String::from(PREFIX);
         base64url_encode(&mut cursor, text.as_bytes());
@@ -127,6 +129,7 @@ fn parse(cursor: &str) -> Option<CursorState> {
     };
     let quiet = counter()?;
     let missing = counter()?;
+    let quiet_misses = counter()?;
     if next().is_some() {
         return None;
     }
@@ -137,6 +140,7 @@ fn parse(cursor: &str) -> Option<CursorState> {
         polls,
         quiet,
         missing,
+        quiet_misses,
         terminal,
         page,
     })
@@ -228,6 +232,7 @@ mod tests {
             polls: 4,
             quiet: 3,
             missing: 2,
+            quiet_misses: 1,
             terminal: Some((EndKind::Failed, "stopped|odd%".into())),
             page: Some("/v3/jobs/run-1.a~b_c/results?cursor=a%2Fb|c&x=.~é".into()),
         }
@@ -243,6 +248,16 @@ mod tests {
             ..CursorState::default()
         };
         assert_eq!(CursorState::decode(&first.encode(), "j"), Ok(first));
+        // A trailing counter set, the ones before it 0: written as 0s, read back in place.
+        let misses_only = CursorState {
+            job_uid: "j".into(),
+            quiet_misses: 2,
+            ..CursorState::default()
+        };
+        assert_eq!(
+            CursorState::decode(&misses_only.encode(), "j"),
+            Ok(misses_only)
+        );
     }
 
     #[test]

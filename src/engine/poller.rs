@@ -162,7 +162,7 @@ impl Poller {
         };
         Ok(Poller {
             position: Position::resumed(saved.page, saved.skip, saved.offset),
-            cadence: Cadence::new(config.seed, saved.polls, saved.quiet),
+            cadence: Cadence::new(config.seed, saved.polls, saved.quiet, saved.quiet_misses),
             lag: Lag::new(now_ms),
             ending,
             hints: Hints::default(),
@@ -302,6 +302,7 @@ impl Poller {
             skip: self.position.skip(),
             polls: self.cadence.polls(),
             quiet: self.cadence.quiet(),
+            quiet_misses: self.cadence.quiet_misses(),
             missing: self.ending.missing(),
             terminal: self.ending.saved(),
             page: self.position.page().map(String::as_str),

@@ -19,10 +19,19 @@ use crate::engine::config::{Config, ReadMode};
 use crate::engine::protocol::{RequestKind, SleepReason};
 
 /// In [`ReadMode::StatusGuided`]: after this many ticks in a row whose status said nothing
-/// new, the next tick reads the results anyway. A row that a stuck or lagging count hides is
-/// so delivered at most `QUIET_TICKS + 1` intervals after it appeared (70 s at the default
-/// 10 s); bursts a few intervals apart (Captain Data batch-processes) do not trigger it.
+/// new, the next tick reads the results anyway; bursts a few intervals apart (Captain Data
+/// batch-processes) do not trigger it. Each such read that finds nothing the count hid
+/// doubles the wait, at most twice (24 ticks); one that finds rows sets it back. A run whose
+/// count is right, with bursts further apart than the wait, so does not download its partly
+/// filled page again in every gap. A row that a stuck or lagging count hides is delivered at
+/// most `QUIET_TICKS + 1` intervals after it appeared (70 s at the default 10 s) once the
+/// count was caught hiding one, and at most 25 intervals after it while the count was right.
 pub const QUIET_TICKS: u32 = 6;
+
+/// The quiet wait grows to at most `QUIET_TICKS << MAX_QUIET_DOUBLINGS` ticks (24: 4 minutes
+/// at the default 10 s), the longest a row a stuck count hides waits for a run whose count
+/// was right so far.
+pub(super) const MAX_QUIET_DOUBLINGS: u32 = 2;
 
 /// Seeds the jitter's generator apart from the backoff's (same `Config::seed`).
 const JITTER_STREAM: u64 = 0x6a09_e667_f3bc_c908;
@@ -52,6 +61,11 @@ pub(super) struct Cadence {
     prev_poll_rows: u64,
     /// Status-guided: ticks in a row whose status said nothing new since the last results read.
     quiet: u32,
+    /// Results reads in a row made only because the ticks were quiet long, that found nothing:
+    /// the count was right, so the next such read waits twice as long.
+    quiet_misses: u32,
+    /// This tick's results read is made only because the ticks were quiet long.
+    quiet_read: bool,
     /// Results polls in a row that brought rows: from 2 on, rows come on every tick and a
     /// status-guided poller reads the results first.
     growing: u32,
@@ -76,13 +90,16 @@ pub(super) struct TickEnd {
 }
 
 impl Cadence {
-    /// A cadence jittered from `seed`, `polls` and `quiet` carried over from a cursor.
-    pub fn new(seed: u64, polls: u32, quiet: u32) -> Cadence {
+    /// A cadence jittered from `seed`, and `polls`, `quiet` and `quiet_misses` carried over
+    /// from a cursor.
+    pub fn new(seed: u64, polls: u32, quiet: u32, quiet_misses: u32) -> Cadence {
         Cadence {
             polls,
             poll_rows: 0,
             prev_poll_rows: 0,
             quiet,
+            quiet_misses,
+            quiet_read: false,
             growing: 0,
             tick_read: false,
             // Another stream than the backoff's, from the same seed.
@@ -100,6 +117,11 @@ impl Cadence {
     /// Quiet status-guided ticks in a row, for the cursor.
     pub fn quiet(&self) -> u32 {
         self.quiet
+    }
+
+    /// Quiet-long results reads in a row that found nothing, for the cursor.
+    pub fn quiet_misses(&self) -> u32 {
+        self.quiet_misses
     }
 
     /// Rows the current poll has delivered so far (the lag model dates them).
@@ -193,9 +215,13 @@ impl Cadence {
         self.growing = 0;
     }
 
-    /// Quiet ticks enough in a row that the results are read whatever the count says.
-    pub fn quiet_long(&self) -> bool {
-        self.quiet >= QUIET_TICKS
+    /// Quiet ticks enough in a row that the results are read whatever the count says (the
+    /// wait doubled for each such read in a row that found nothing). When true, the read it
+    /// starts is marked, so [`Cadence::polled`] learns whether the count hid anything.
+    pub fn quiet_long(&mut self) -> bool {
+        let doublings = self.quiet_misses.min(MAX_QUIET_DOUBLINGS);
+        self.quiet_read = self.quiet >= QUIET_TICKS << doublings;
+        self.quiet_read
     }
 
     /// A results read reached the tail of a running run (`results_first`: made before this
@@ -213,6 +239,12 @@ impl Cadence {
             0 => 0,
             _ => self.growing.saturating_add(1),
         };
+        if core::mem::take(&mut self.quiet_read) {
+            self.quiet_misses = match self.poll_rows {
+                0 => self.quiet_misses.saturating_add(1),
+                _ => 0,
+            };
+        }
         self.quiet = 0;
         self.tick_read = true;
         let pause = self.next_tick(config, first_page);
@@ -251,7 +283,7 @@ mod tests {
         let mut config = Config::new("https://api.captaindata.co/v3", "j").unwrap();
         config.interval_ms = 1_000;
         edit(&mut config);
-        (Cadence::new(config.seed, 0, 0), config)
+        (Cadence::new(config.seed, 0, 0, 0), config)
     }
 
     #[test]
@@ -350,6 +382,33 @@ mod tests {
         assert!(c.quiet_long());
         c.polled(&config, true, false, true);
         assert_eq!(c.quiet(), 0);
+    }
+
+    /// Quiet ticks until the quiet-long read, which then delivers `rows`: how many ticks.
+    fn quiet_ticks_to_read(c: &mut Cadence, config: &Config, rows: u64) -> u32 {
+        let mut ticks = 0;
+        while !c.quiet_long() {
+            c.quiet_tick();
+            ticks += 1;
+        }
+        c.delivered(rows);
+        c.polled(config, false, false, true);
+        ticks
+    }
+
+    #[test]
+    fn a_quiet_read_that_finds_nothing_doubles_the_wait_and_one_that_finds_rows_resets_it() {
+        let (mut c, config) = cadence(|_| {});
+        let waits: alloc::vec::Vec<u32> = (0..4)
+            .map(|_| quiet_ticks_to_read(&mut c, &config, 0))
+            .collect();
+        assert_eq!(waits, [6, 12, 24, 24]);
+        // A read the count asked for says nothing of it: the wait stays long.
+        c.delivered(5);
+        c.polled(&config, false, false, true);
+        assert_eq!(quiet_ticks_to_read(&mut c, &config, 3), 24);
+        assert_eq!(c.quiet_misses(), 0);
+        assert_eq!(quiet_ticks_to_read(&mut c, &config, 0), 6);
     }
 
     #[test]
