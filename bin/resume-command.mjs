@@ -4,6 +4,7 @@
 // as a flag is named, not printed), and resumes from `--state`, or from `--cursor` when there
 // is no state file.
 import path from "node:path";
+import { LAUNCH_TOKEN } from "./v4-launch.mjs";
 
 /**
  * How this process was started, so that the printed command runs the same way: `npx
@@ -58,6 +59,11 @@ export function leftOutNote(values, tokenFrom = null) {
   const missing = [];
   if (values["read-token"] !== undefined) missing.push("the read token: set CAPTAINDATA_READ_TOKEN, or add --read-token TOKEN");
   else if (tokenFrom === "CAPTAINDATA_READ_TOKEN") missing.push("the read token: CAPTAINDATA_READ_TOKEN must be set for it too");
+  else if (tokenFrom === LAUNCH_TOKEN) {
+    // The launch's token was never printed: the worker's /track gives another to its admin.
+    const again = values.state === undefined ? "" : ", or run the same run --v4 command again (CAPTAINDATA_ADMIN_TOKEN set): it continues from --state";
+    missing.push(`the read token: the launch's is not printed; POST /v3/jobs/<uid>/track to the worker with its admin token gives one: set it as CAPTAINDATA_READ_TOKEN${again}`);
+  }
   for (const header of values.header ?? []) {
     if (header.startsWith("@")) continue;
     const name = header.slice(0, Math.max(0, header.indexOf(":"))).trim();
