@@ -55,14 +55,14 @@ export function resumeCommand({ jobUid, values, cursor }, prefix = invocation())
  * nothing. `tokenFrom`: where this command's read token came from (a variable set for one
  * command, `CAPTAINDATA_READ_TOKEN=… npx …`, is gone for the next).
  */
-export function leftOutNote(values, tokenFrom = null) {
+export function leftOutNote(values, tokenFrom = null, jobUid = "<uid>") {
   const missing = [];
   if (values["read-token"] !== undefined) missing.push("the read token: set CAPTAINDATA_READ_TOKEN, or add --read-token TOKEN");
   else if (tokenFrom === "CAPTAINDATA_READ_TOKEN") missing.push("the read token: CAPTAINDATA_READ_TOKEN must be set for it too");
   else if (tokenFrom === LAUNCH_TOKEN) {
     // The launch's token was never printed: the worker's /track gives another to its admin.
     const again = values.state === undefined ? "" : ", or run the same run --v4 command again (CAPTAINDATA_ADMIN_TOKEN set): it continues from --state";
-    missing.push(`the read token: the launch's is not printed; POST /v3/jobs/<uid>/track to the worker with its admin token gives one: set it as CAPTAINDATA_READ_TOKEN${again}`);
+    missing.push(`the read token: the launch's is not printed; POST /v3/jobs/${jobUid}/track to the worker with its admin token gives one: set it as CAPTAINDATA_READ_TOKEN${again}`);
   }
   for (const header of values.header ?? []) {
     if (header.startsWith("@")) continue;
@@ -74,6 +74,6 @@ export function leftOutNote(values, tokenFrom = null) {
 
 /** "To resume:", the command, and the note on what it leaves out: the lines printed after a stop. */
 export function resumeText(watch, { heading = "To resume:", prefix = invocation() } = {}) {
-  const note = leftOutNote(watch.values, watch.tokenFrom);
+  const note = leftOutNote(watch.values, watch.tokenFrom, watch.jobUid);
   return `${heading}\n  ${resumeCommand(watch, prefix)}${note ? `\n  ${note}` : ""}`;
 }

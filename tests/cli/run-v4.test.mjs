@@ -50,7 +50,7 @@ const launches = () => w.sim.stats().requests["v4-launch"] ?? 0;
  * Runs the CLI to its end while the simulated clock moves on (the callbacks it makes due are
  * sent to the worker): `{ code, stdout, stderr }`.
  */
-async function runWhileTimePasses(args, options = {}) {
+async function runWhileTimePasses(args, { meanwhile, ...options } = {}) {
   const out = spawnCli(ctx, args, { env: env(), ...options });
   let exited = false;
   const exit = out.exit.then((result) => {
@@ -59,6 +59,8 @@ async function runWhileTimePasses(args, options = {}) {
   });
   while (!exited) {
     await advance(w, clock, 500, 500);
+    // `meanwhile(out)`: what the test does once what the CLI wrote says so (e.g. a Ctrl-C).
+    meanwhile?.(out);
     await Promise.race([exit, new Promise((resolve) => setTimeout(resolve, 25))]);
   }
   const { code } = await exit;
@@ -182,4 +184,37 @@ test("run --v4 refused by the worker: a wrong admin token exits 3 naming CAPTAIN
   const closed = await runWhileTimePasses(["run", ACTION, "--v4", "--inputs", "inputs.json", "--base-url", `http://127.0.0.1:${port}`]);
   assert.equal(closed.code, EXIT.GAVE_UP, closed.stderr);
   assert.ok(closed.stderr.includes(`connection refused to 127.0.0.1:${port} (--base-url http://127.0.0.1:${port}): is the worker running there? Not retried`), closed.stderr);
+});
+
+test("run --v4 interrupted: exit 130, the watch command that resumes (the worker's /v3, the cursor), and how to get a read token again", { timeout: 120_000 }, async () => {
+  w.sim.v4.setDefaults({ rows: 2000, pageSize: 10, durationMs: 600_000 });
+  let sent = false;
+  const { code, stdout, stderr } = await runWhileTimePasses(["run", ACTION, "--v4", "--inputs", "inputs.json", "--base-url", w.origin, "--interval", "100ms"], {
+    meanwhile(out) {
+      if (!sent && out.stdout.includes("\n")) {
+        sent = true;
+        out.child.kill("SIGINT");
+      }
+    },
+  });
+  assert.equal(code, EXIT.INTERRUPTED, stderr);
+  const runUid = launchedUid(stderr);
+  await rememberToken(runUid);
+  const written = ndjsonIds(stdout);
+  assert.deepEqual(written, rowIds(written.length), "the rows written, each once");
+  assert.match(stderr, new RegExp(`To resume:\\n  node \\S+ watch ${runUid} --base-url ${w.origin.replace(/\./g, "\\.")}/v3 --interval 100ms --cursor \\S+`));
+  assert.ok(stderr.includes(`the read token: the launch's is not printed; POST /v3/jobs/${runUid}/track to the worker with its admin token gives one: set it as CAPTAINDATA_READ_TOKEN`), stderr);
+  console.log(`run --v4 interrupted, stderr:\n${stderr}`);
+  w.sim.v4.setDefaults({});
+});
+
+test("--help, the README and package.json say v3 and v4: run --v4, CAPTAINDATA_ADMIN_TOKEN", async () => {
+  const { code, stdout } = await runWhileTimePasses(["run", "--help"]);
+  assert.equal(code, EXIT.OK);
+  for (const said of ["run <action> --v4 --inputs FILE --base-url <worker origin>", "CAPTAINDATA_ADMIN_TOKEN", "/v4/actions/<action>/async"]) assert.ok(stdout.includes(said), said);
+  const { readFileSync } = await import("node:fs");
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+  assert.match(pkg.description, /v3 and v4 runs/);
+  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+  assert.ok(readme.includes("**`run <action> --v4`**"), "the README's CLI section");
 });
