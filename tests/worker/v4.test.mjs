@@ -231,6 +231,21 @@ test("batches that 3 replays do not bring are named when the run ends: ROWS_MISS
   w.sim.v4.setDefaults({});
 });
 
+test("deliveries listed FAILED whose batches the worker stored (its 200 lost on the way back) are not replayed: finished, every row once (issue 37, point 5)", async () => {
+  w.sim.v4.setDefaults({ rows: 30, pageSize: 10, durationMs: 2000, faults: { unacknowledgedRate: 1 } });
+  const res = await launch({ inputs: [{}] });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  const { run_uid: runUid, read_token: token } = res.body;
+  await advance(2000);
+  const ended = await untilEnded(runUid, token);
+  const deliveries = w.sim.v4.deliveries(runUid);
+  assert.ok(deliveries.filter((d) => d.parent_uid === null).every((d) => d.status === "FAILED"), "every delivery listed FAILED");
+  assert.deepEqual(deliveries.filter((d) => d.parent_uid !== null), [], "no replay sent");
+  assert.deepEqual([ended.status, ended.error_code, ended.row_count], ["finished", null, 30]);
+  assert.deepEqual((await w.rows(runUid, token)).map((r) => r.id), rowIds(30));
+  w.sim.v4.setDefaults({});
+});
+
 test("without PUBLIC_URL a launch is refused before anything is sent, naming the setting; /health lists a wrong one", async () => {
   await w.restart({ PUBLIC_URL: "" });
   const launches = w.sim.stats().requests["v4-launch"];
