@@ -67,7 +67,8 @@ test("a launch that sets its own callback, lacks the admin token or is refused u
   const own = await launch({ inputs: [{}], callback: { url: "https://elsewhere.example/cb" } });
   assert.deepEqual([own.status, own.body.code], [400, "BAD_REQUEST"]);
   assert.equal((await launch({ inputs: [{}] }, { "content-type": "application/json" })).status, 401);
-  assert.deepEqual([(await launch([1, 2])).status, (await launch([1, 2])).body.code], [400, "BAD_REQUEST"]);
+  const array = await launch([1, 2]);
+  assert.deepEqual([array.status, array.body.code], [400, "BAD_REQUEST"]);
   assert.equal(w.sim.stats().requests["v4-launch"] ?? 0, launches, "refused by the worker: nothing sent to Captain Data");
   // Refused by Captain Data: its status and message passed on, with the request's code.
   const previous = w.hooks.intercept;
