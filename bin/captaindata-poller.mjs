@@ -11,14 +11,16 @@ import { COMMANDS, parseCommand } from "./flags.mjs";
 import { HELP, USAGE } from "./help.mjs";
 import { createReporter, printable } from "./progress.mjs";
 import { run } from "./run.mjs";
+import { runV4 } from "./run-v4.mjs";
 import { status } from "./status.mjs";
 import { catchStops } from "./stop-signals.mjs";
 import { UsageError } from "./usage-error.mjs";
+import { v4ConnectionFrom } from "./v4-launch.mjs";
 import { watch } from "./watch.mjs";
 
 const COMMAND_RUNNERS = {
   watch: (ctx) => watch({ ...ctx, jobUid: ctx.target }),
-  run: (ctx) => run({ ...ctx, workflowUid: ctx.target }),
+  run: (ctx) => (ctx.values.v4 ? runV4({ ...ctx, action: ctx.target }) : run({ ...ctx, workflowUid: ctx.target })),
   status: (ctx) => status({ ...ctx, jobUid: ctx.target }),
 };
 
@@ -50,12 +52,13 @@ async function main(argv, env, stops) {
     throw new UsageError(`unknown command ${JSON.stringify(command)}${didYouMean(command, Object.keys(COMMANDS))}`, { usage: "main" });
   }
   const { values, target } = parseCommand(command, rest);
-  const { connection, access } = await connectionFrom(values, env);
+  // `run --v4`: through the worker, with its admin token; the read token comes from the launch.
+  const { connection, access, v4 } = command === "run" && values.v4 ? v4ConnectionFrom(values, env, target) : await connectionFrom(values, env);
   const redact = redactor(access.secrets);
   const reporter = createReporter({ quiet: values.quiet, env, redact });
   stops.useReporter(reporter);
   try {
-    return await COMMAND_RUNNERS[command]({ target, values, connection, access, reporter, interrupt: stops });
+    return await COMMAND_RUNNERS[command]({ target, values, connection, access, v4, reporter, interrupt: stops });
   } catch (error) {
     reporter.end();
     throw Object.assign(error, { redact });

@@ -70,7 +70,7 @@ async function headerPairs(values, env) {
  * `http://` carries the key or a read token in clear text: only to this machine. The package
  * refuses it too; the CLI says so first, in its own words, before any request.
  */
-function checkCleartext(baseUrl) {
+export function checkCleartext(baseUrl) {
   const url = new URL(baseUrl);
   if (url.protocol !== "http:") return;
   const host = url.hostname.toLowerCase();
@@ -187,9 +187,12 @@ const MIN_SECRET_LENGTH = 4;
 
 /** A function that replaces every occurrence of each secret (`[value, label]`) in a text, longest first. */
 export function redactor(secrets) {
-  const sorted = secrets.filter(([value]) => value).sort(([a], [b]) => b.length - a.length);
-  if (sorted.length === 0) return (text) => String(text);
-  return (text) => sorted.reduce((out, [value, label]) => out.replaceAll(value, label), String(text));
+  // Sorted at each call: a secret learnt later (a v4 launch's read token) joins the list.
+  return (text) =>
+    secrets
+      .filter(([value]) => value)
+      .sort(([a], [b]) => b.length - a.length)
+      .reduce((out, [value, label]) => out.replaceAll(value, label), String(text));
 }
 
 /** Which flag sets each JobPoller / scheduleWorkflow option, to name it in an error. */

@@ -24,6 +24,13 @@ export function adviceFor(error, access) {
   const where = access.proxy ? "--base-url" : "the API";
   if (error?.code === "UNAUTHORIZED") {
     const viaProxy = access.proxy && (access.tokenFrom !== null || access.headerNames.length > 0);
+    // The worker's 403 for a read: the token does not open this run. It hides whether the run
+    // exists, so the job uid is as likely at fault as the token.
+    const readRefused = error.status === 403 && (access.tokenFrom !== null || access.headerNames.includes("x-read-token"));
+    if (access.proxy && readRefused) {
+      const tokenName = access.tokenFrom ?? "--header x-read-token";
+      return `the read token does not open this run: check the job uid and ${tokenName} (each run has its own read token, from the worker's /track or its v4 launch; a token also stops opening it once expired or revoked)`;
+    }
     if (viaProxy) {
       const token = access.tokenFrom ? " (each run has its own read token, from the worker's /track)" : "";
       return `the server at --base-url refused the credentials: check ${proxyCredentials(access)}${token}${access.keyFrom ? `, and ${access.keyFrom}` : ""}`;

@@ -30,7 +30,7 @@ const WATCH = {
 /** Each command: its flags and the name of its one positional argument. */
 export const COMMANDS = Object.freeze({
   watch: { flags: WATCH, positional: "jobUid" },
-  run: { flags: { ...WATCH, inputs: { type: "string" }, "job-name": { type: "string" }, steps: { type: "string" } }, positional: "workflowUid" },
+  run: { flags: { ...WATCH, inputs: { type: "string" }, "job-name": { type: "string" }, steps: { type: "string" }, v4: { type: "boolean" } }, positional: "workflowUid" },
   status: { flags: { ...CONNECTION, json: { type: "boolean" }, "exit-status": { type: "boolean" } }, positional: "jobUid" },
 });
 
@@ -85,7 +85,7 @@ export function parseCommand(command, argv) {
     throw new UsageError(`--format: expected ${FORMATS.join(", ")} (got ${JSON.stringify(values.format)})${didYouMean(values.format, FORMATS)}`);
   }
   if (command === "run" && values.inputs === undefined) {
-    throw new UsageError("run: --inputs FILE is required (a JSON array of inputs, or a CSV file with a header)");
+    throw new UsageError(`run${values.v4 ? " --v4" : ""}: --inputs FILE is required (a JSON array of inputs, or a CSV file with a header)`);
   }
   for (const flag of ["interval", "timeout"]) {
     if (values[flag] !== undefined) values[`${flag}Ms`] = parseDuration(flag, values[flag]);

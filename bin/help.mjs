@@ -67,19 +67,24 @@ export const USAGE = {
   main: `Usage:
   captaindata-poller watch <jobUid> [options]
   captaindata-poller run <workflowUid> --inputs FILE [options]
+  captaindata-poller run <action> --v4 --inputs FILE --base-url <worker origin> [options]
   captaindata-poller status <jobUid> [--json] [--exit-status]
 Run captaindata-poller --help for more.`,
   watch: "Usage: captaindata-poller watch <jobUid> [options]\nRun captaindata-poller watch --help for the options.",
-  run: "Usage: captaindata-poller run <workflowUid> --inputs FILE [options]\nRun captaindata-poller run --help for the options.",
+  run: "Usage: captaindata-poller run <workflowUid> --inputs FILE [options]\n       captaindata-poller run <action> --v4 --inputs FILE --base-url <worker origin> [options]\nRun captaindata-poller run --help for the options.",
   status: "Usage: captaindata-poller status <jobUid> [--json] [--exit-status]\nRun captaindata-poller status --help for the options.",
 };
 
 export const HELP = {
-  main: `captaindata-poller: watch a Captain Data run from the terminal and stream its rows
+  main: `captaindata-poller: watch a Captain Data run (v3, or v4 through the project's worker)
+from the terminal and stream its rows
 
 Usage:
   captaindata-poller watch <jobUid> [options]                  write each new row as it arrives
-  captaindata-poller run <workflowUid> --inputs FILE [options]  schedule a run, then watch it
+  captaindata-poller run <workflowUid> --inputs FILE [options]  schedule a v3 run, then watch it
+  captaindata-poller run <action> --v4 --inputs FILE --base-url <worker origin>
+                                                               launch a v4 run through the
+                                                               worker, then watch it
   captaindata-poller status <jobUid> [--json] [--exit-status]  one read of a run's status
   captaindata-poller --version
 
@@ -110,10 +115,12 @@ Example:
   CAPTAINDATA_READ_TOKEN=… captaindata-poller watch 5d1c0e6a-… --base-url https://<worker>/v3
 `,
   run: `Usage: captaindata-poller run <workflowUid> --inputs FILE [options]
+       captaindata-poller run <action> --v4 --inputs FILE --base-url <worker origin> [options]
 
-Schedules the workflow, prints the new run's job uid on stderr, then watches it like
-\`watch\`. With --state, the job uid is kept in the state file: the same command again
-continues that run instead of scheduling another one.
+Schedules the v3 workflow (or, with --v4, launches the v4 action through the project's
+worker), prints the new run's uid on stderr, then watches it like \`watch\`. With --state,
+the run's uid is kept in the state file: the same command again continues that run instead
+of launching another one.
 
 Scheduling:
   --inputs FILE             the inputs: a JSON array of objects (or { "inputs": [...] }), or a
@@ -121,6 +128,19 @@ Scheduling:
                             JSON when the name ends in .json or the text starts with [ or {
   --steps FILE              a JSON array of steps (default [])
   --job-name NAME           the run's name (default "captaindata-poller <date>")
+
+Captain Data v4 (--v4): its rows come only by callbacks, which the project's worker receives:
+  --v4                      launch <action> (e.g. linkedin-extract-people) with the inputs of
+                            --inputs, by POST <worker origin>/v4/actions/<action>/async, then
+                            read the run through <worker origin>/v3 with the read token the
+                            launch answered (never printed)
+  --base-url ORIGIN         required: the worker's origin, e.g.
+                            https://captaindata-poller.<you>.workers.dev (no /v3 needed)
+  CAPTAINDATA_ADMIN_TOKEN   required: the worker's admin token (its ADMIN_TOKEN secret), from
+                            the environment only (never a flag, never printed). No API key
+                            here: the worker holds it. --steps, --job-name, --read-token,
+                            --header, --api-key-file and --project-id are not used
+  Exit 6 when the run ended with rows the worker could not recover (the batches named).
 
 ${OUTPUT}
 
@@ -130,6 +150,10 @@ ${EXIT_CODES_POINTER}
 
 Example:
   captaindata-poller run 0c7a3b1e-… --inputs profiles.csv --job-name "Q3 leads" --format csv --out leads.csv
+  # a v4 action, through the project's worker:
+  export CAPTAINDATA_ADMIN_TOKEN=…
+  captaindata-poller run linkedin-extract-people --v4 --inputs profiles.json \\
+    --base-url https://captaindata-poller.<you>.workers.dev --out people.ndjson --state people.state.json
 `,
   status: `Usage: captaindata-poller status <jobUid> [--json] [--exit-status]
 

@@ -4,6 +4,7 @@
 // as a flag is named, not printed), and resumes from `--state`, or from `--cursor` when there
 // is no state file.
 import path from "node:path";
+import { LAUNCH_TOKEN } from "./v4-launch.mjs";
 
 /**
  * How this process was started, so that the printed command runs the same way: `npx
@@ -54,10 +55,15 @@ export function resumeCommand({ jobUid, values, cursor }, prefix = invocation())
  * nothing. `tokenFrom`: where this command's read token came from (a variable set for one
  * command, `CAPTAINDATA_READ_TOKEN=… npx …`, is gone for the next).
  */
-export function leftOutNote(values, tokenFrom = null) {
+export function leftOutNote(values, tokenFrom = null, jobUid = "<uid>") {
   const missing = [];
   if (values["read-token"] !== undefined) missing.push("the read token: set CAPTAINDATA_READ_TOKEN, or add --read-token TOKEN");
   else if (tokenFrom === "CAPTAINDATA_READ_TOKEN") missing.push("the read token: CAPTAINDATA_READ_TOKEN must be set for it too");
+  else if (tokenFrom === LAUNCH_TOKEN) {
+    // The launch's token was never printed: the worker's /track gives another to its admin.
+    const again = values.state === undefined ? "" : ", or run the same run --v4 command again (CAPTAINDATA_ADMIN_TOKEN set): it continues from --state";
+    missing.push(`the read token: the launch's is not printed; POST /v3/jobs/${jobUid}/track to the worker with its admin token gives one: set it as CAPTAINDATA_READ_TOKEN${again}`);
+  }
   for (const header of values.header ?? []) {
     if (header.startsWith("@")) continue;
     const name = header.slice(0, Math.max(0, header.indexOf(":"))).trim();
@@ -68,6 +74,6 @@ export function leftOutNote(values, tokenFrom = null) {
 
 /** "To resume:", the command, and the note on what it leaves out: the lines printed after a stop. */
 export function resumeText(watch, { heading = "To resume:", prefix = invocation() } = {}) {
-  const note = leftOutNote(watch.values, watch.tokenFrom);
+  const note = leftOutNote(watch.values, watch.tokenFrom, watch.jobUid);
   return `${heading}\n  ${resumeCommand(watch, prefix)}${note ? `\n  ${note}` : ""}`;
 }

@@ -93,6 +93,7 @@ export async function run({ workflowUid, values, connection, access, reporter, i
   const ctx = { values, connection, access, reporter, interrupt, workflowUid };
   const saved = values.state === undefined ? null : await readState(values.state);
   if (saved) {
+    if (saved.v4) throw new UsageError(`--state ${values.state} follows v4 run ${saved.jobUid} of action ${saved.workflowUid}: add --v4 (and CAPTAINDATA_ADMIN_TOKEN) to continue it, or use another --state file`);
     if (saved.workflowUid !== workflowUid) {
       throw new UsageError(`--state ${values.state} follows run ${saved.jobUid}${saved.workflowUid ? ` of workflow ${saved.workflowUid}` : ""}, not a run of ${workflowUid}: use another --state file`);
     }

@@ -54,12 +54,13 @@ function newPoller(JobPoller, { jobUid, cursor, values, connection, fetch, onBat
 
 /**
  * Watches `jobUid` to its end; resolves with the exit code.
- * @param {{ jobUid: string, workflowUid?: string, values: Record<string, any>,
+ * @param {{ jobUid: string, workflowUid?: string, v4?: boolean, values: Record<string, any>,
  *   connection: object, access: import("./connection.mjs").Access,
  *   reporter: ReturnType<import("./progress.mjs").createReporter>,
  *   interrupt: { requested: boolean, on(fn: () => void): void } }} ctx
+ *   `workflowUid`: the workflow (or, with `v4`, the v4 action) whose run `run` launched.
  */
-export async function watch({ jobUid, workflowUid, values, connection, access, reporter, interrupt }) {
+export async function watch({ jobUid, workflowUid, v4 = false, values, connection, access, reporter, interrupt }) {
   const format = values.format ?? "ndjson";
   const out = values.out === undefined ? null : path.resolve(values.out);
   const state = values.state === undefined ? null : await readState(values.state);
@@ -96,7 +97,7 @@ export async function watch({ jobUid, workflowUid, values, connection, access, r
   const saveState = (done = false) =>
     values.state === undefined
       ? Promise.resolve()
-      : writeState(values.state, { jobUid, ...(workflowUid ? { workflowUid } : {}), cursor, rows, format, out, outBytes: output.bytes, columns: rowsFormat.columns, ...csvRaw, done }).catch((error) => {
+      : writeState(values.state, { jobUid, ...(workflowUid ? { workflowUid } : {}), ...(v4 ? { v4: true } : {}), cursor, rows, format, out, outBytes: output.bytes, columns: rowsFormat.columns, ...csvRaw, done }).catch((error) => {
           throw new OutputError(`--state ${values.state}`, error);
         });
 

@@ -62,7 +62,7 @@ test("watch through the worker with --read-token: every row once, in order; stat
   assert.equal(JSON.parse(status.stdout).status, "finished");
 });
 
-test("a read token the worker refuses: exit 3, naming --read-token (or CAPTAINDATA_READ_TOKEN), the token not printed", { timeout: 60_000 }, async () => {
+test("a read token that does not open the run: exit 3, saying so and naming --read-token (or CAPTAINDATA_READ_TOKEN), the token not printed (issue 37, point 5)", { timeout: 60_000 }, async () => {
   const { jobUid } = w.sim.createJob({ rows: 10, durationMs: 0 });
   const token = await w.track(jobUid);
   const { jobUid: other } = w.sim.createJob({ rows: 10, durationMs: 0 });
@@ -71,7 +71,8 @@ test("a read token the worker refuses: exit 3, naming --read-token (or CAPTAINDA
   for (const [flags, extra, named] of [[["--read-token", token], {}, "--read-token"], [[], { CAPTAINDATA_READ_TOKEN: token }, "CAPTAINDATA_READ_TOKEN"]]) {
     const { code, stderr } = await runCli(ctx, ["watch", other, "--base-url", `${w.origin}/v3`, "--interval", "300ms", ...flags], { env: env(extra) });
     assert.equal(code, 3, stderr);
-    assert.match(stderr, new RegExp(`error: UNAUTHORIZED: HTTP 403.*: the server at --base-url refused the credentials: check ${named} \\(each run has its own read token, from the worker's /track\\)`));
+    assert.match(stderr, new RegExp(`error: UNAUTHORIZED: HTTP 403.*The read token does not open this run.*: the read token does not open this run: check the job uid and ${named} \\(each run has its own read token`));
+    assert.doesNotMatch(stderr, /refused the credentials/, "the token was read; it does not open this run");
   }
 });
 

@@ -63,6 +63,25 @@ test("reads need the run's own read token", async () => {
   for (const token of [tokenA, again]) assert.equal((await w.run(a.jobUid, token)).status, 200);
 });
 
+test("a read the token does not open: 403 saying so, the same for a run that exists and one that does not (issue 37, point 5)", async () => {
+  const a = w.sim.createJob({ rows: 10, durationMs: 0, pageSize: 10 });
+  const b = w.sim.createJob({ rows: 10, durationMs: 0, pageSize: 10 });
+  await w.track(a.jobUid);
+  const tokenB = await w.track(b.jobUid);
+  const answers = [];
+  for (const jobUid of [a.jobUid, "never-tracked"]) {
+    for (const path of [`/v3/jobs/${jobUid}`, `/v3/jobs/${jobUid}/results`]) answers.push([path, await w.call(path, { headers: { "x-read-token": tokenB } })]);
+  }
+  answers.push(["no token at all", await w.call(`/v3/jobs/${a.jobUid}`)]);
+  // A revoked token: refused by the run's tracker (its epoch), not by the signature.
+  await w.call(`/v3/jobs/${b.jobUid}/revoke`, { method: "POST", headers: { authorization: `Bearer ${SECRETS.ADMIN_TOKEN}` } });
+  answers.push(["a revoked token", await w.call(`/v3/jobs/${b.jobUid}`, { headers: { "x-read-token": tokenB } })]);
+  for (const [what, res] of answers) {
+    assert.equal(res.status, 403, what);
+    assert.deepEqual(res.body, { message: "The read token does not open this run (a token opens one run only, until it expires or is revoked)" }, what);
+  }
+});
+
 test("schedule and track need the admin token; schedule launches and tracks the run", async () => {
   const body = { job_name: "Enrich", steps: [], inputs: [{ url: "https://www.linkedin.com/in/a" }] };
   assert.equal((await w.schedule("wf-1", body, {})).status, 401);

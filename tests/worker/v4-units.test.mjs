@@ -83,6 +83,7 @@ test("the worker README and wrangler.toml say what holds for v4: the secrets, th
   }
   assert.ok(!readme.includes("x-callback-secret: <WEBHOOK_SECRET>"), "WEBHOOK_SECRET no longer opens the v4 callbacks");
   assert.ok(!readme.includes("never skipped in"), "a lost batch is not only named: the run is ROWS_MISSING");
+  assert.ok(readme.includes("a delivery listed `FAILED` whose batch the worker has stored is\n  not replayed"), "which failed deliveries are not replayed, and why (issue 37, point 5)");
   for (const promise of ["callback secret of its own", "counted by the worker", "`SUBREQUEST_BUDGET` requests per alarm", "One round per `V4_RECHECK_MS`", '"error_code": "ROWS_MISSING"', "rows_missing", "BATCH_CONFLICT"]) {
     assert.ok(readme.includes(promise), promise);
   }

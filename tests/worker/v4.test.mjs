@@ -63,12 +63,50 @@ test("the launch goes through the worker: the key and its callback added, 201 {r
 });
 
 test("a launch that sets its own callback, lacks the admin token or is refused upstream is not tracked", async () => {
-  assert.equal((await launch({ inputs: [{}], callback: { url: "https://elsewhere.example/cb" } })).status, 400);
+  const launches = w.sim.stats().requests["v4-launch"] ?? 0;
+  const own = await launch({ inputs: [{}], callback: { url: "https://elsewhere.example/cb" } });
+  assert.deepEqual([own.status, own.body.code], [400, "BAD_REQUEST"]);
   assert.equal((await launch({ inputs: [{}] }, { "content-type": "application/json" })).status, 401);
-  const refused = await launch({ inputs: [] });
-  assert.equal(refused.status, 400);
-  assert.match(refused.body.message, /inputs/, "Captain Data's own message is passed on");
-  assert.equal((await launch([1, 2])).status, 400);
+  const array = await launch([1, 2]);
+  assert.deepEqual([array.status, array.body.code], [400, "BAD_REQUEST"]);
+  assert.equal(w.sim.stats().requests["v4-launch"] ?? 0, launches, "refused by the worker: nothing sent to Captain Data");
+  // Refused by Captain Data: its status and message passed on, with the request's code.
+  const previous = w.hooks.intercept;
+  w.hooks.intercept = (request) => (request.url.includes("/v4/actions/") ? Response.json({ error_label: "BAD_REQUEST", message: "Unknown parameter `mode`" }, { status: 422 }) : previous?.(request));
+  try {
+    const refused = await launch({ inputs: [{}], mode: "x" });
+    assert.deepEqual([refused.status, refused.body.code, refused.body.message], [422, "BAD_REQUEST", "Unknown parameter `mode`"]);
+  } finally {
+    w.hooks.intercept = previous;
+  }
+});
+
+test("a launch with body {} or without usable inputs: 400 BAD_REQUEST naming `inputs`, nothing launched (issue 37, point 5)", async () => {
+  const launches = w.sim.stats().requests["v4-launch"] ?? 0;
+  const empty = await launch({});
+  assert.equal(empty.status, 400);
+  assert.deepEqual(empty.body, { message: "`inputs` is missing: the body needs `inputs`, a non-empty array of the action's inputs", code: "BAD_REQUEST" });
+  for (const inputs of [[], "a", null]) {
+    const res = await launch({ inputs });
+    assert.deepEqual([res.status, res.body.code], [400, "BAD_REQUEST"], JSON.stringify(inputs));
+    assert.match(res.body.message, /`inputs` must be a non-empty array/);
+  }
+  const notJson = await w.call("/v4/actions/linkedin-extract-people/async", { method: "POST", headers: ADMIN, body: "{" });
+  assert.deepEqual([notJson.status, notJson.body.code, notJson.body.message], [400, "BAD_REQUEST", "Body must be JSON"]);
+  assert.equal(w.sim.stats().requests["v4-launch"] ?? 0, launches, "nothing sent to Captain Data");
+});
+
+test("a v4 run's number_inputs is the count of inputs its launch sent (issue 37, point 5)", async () => {
+  w.sim.v4.setDefaults({ rows: 5, pageSize: 10, durationMs: 1000 });
+  const res = await launch({ inputs: [{ a: 1 }, { a: 2 }, { a: 3 }] });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  const { run_uid: runUid, read_token: token } = res.body;
+  const running = await w.run(runUid, token);
+  assert.equal(running.body.number_inputs, 3, "served from the launch on");
+  await advance(1000);
+  const ended = await untilEnded(runUid, token);
+  assert.deepEqual([ended.status, ended.number_inputs], ["finished", 3]);
+  w.sim.v4.setDefaults({});
 });
 
 test("callbacks: a wrong secret is 401, a malformed body 400; a duplicate or a replay adds nothing", async () => {
@@ -191,6 +229,21 @@ test("batches that 3 replays do not bring are named when the run ends: ROWS_MISS
   const replays = w.sim.v4.deliveries(runUid).filter((d) => d.parent_uid !== null);
   assert.equal(replays.length, 9, "3 replays of each of the 3 deliveries, no more");
   assert.equal(w.sim.v4.callbacks(runUid).length, 0, "nothing ever reached the worker");
+  w.sim.v4.setDefaults({});
+});
+
+test("deliveries listed FAILED whose batches the worker stored (its 200 lost on the way back) are not replayed: finished, every row once (issue 37, point 5)", async () => {
+  w.sim.v4.setDefaults({ rows: 30, pageSize: 10, durationMs: 2000, faults: { unacknowledgedRate: 1 } });
+  const res = await launch({ inputs: [{}] });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  const { run_uid: runUid, read_token: token } = res.body;
+  await advance(2000);
+  const ended = await untilEnded(runUid, token);
+  const deliveries = w.sim.v4.deliveries(runUid);
+  assert.ok(deliveries.filter((d) => d.parent_uid === null).every((d) => d.status === "FAILED"), "every delivery listed FAILED");
+  assert.deepEqual(deliveries.filter((d) => d.parent_uid !== null), [], "no replay sent");
+  assert.deepEqual([ended.status, ended.error_code, ended.row_count], ["finished", null, 30]);
+  assert.deepEqual((await w.rows(runUid, token)).map((r) => r.id), rowIds(30));
   w.sim.v4.setDefaults({});
 });
 

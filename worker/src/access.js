@@ -117,6 +117,12 @@ export function bearer(request) {
 }
 
 export const READ_TOKEN_HEADER = "x-read-token";
+
+/**
+ * The 403 of a read the token does not open (another run's token, an expired or revoked one, none
+ * at all): the same for a run that exists and one that does not, so it tells nothing of which.
+ */
+export const TOKEN_REFUSED = "The read token does not open this run (a token opens one run only, until it expires or is revoked)";
 const ALLOWED_HEADERS = `${READ_TOKEN_HEADER}, content-type`;
 
 /**

@@ -1,6 +1,6 @@
 // The Cloudflare Worker: routes (schedule, track, v3 reads, revoke, delete, webhook) and the cron tick.
 import { scheduleWorkflow } from "captaindata-poller";
-import { bearer, checkSignature, cors, preflightHeaders, READ_TOKEN_HEADER, readToken, readTokenClaims, sameSecret } from "./access.js";
+import { bearer, checkSignature, cors, preflightHeaders, READ_TOKEN_HEADER, readToken, readTokenClaims, sameSecret, TOKEN_REFUSED } from "./access.js";
 import { readBody } from "./body.js";
 import { ConfigError, MAX_READ_TOKEN_TTL_SECONDS, connection, redacted, refusedSetting, secret, settings } from "./config.js";
 import { trackedRunsCapBody } from "./limits.js";
@@ -126,7 +126,7 @@ async function deleteRun(env, jobUid) {
 
 /** A reader's answer from what the RunTracker said: a body, a revoked token, or no run. */
 function readAnswer(view, send) {
-  if (view.refused) return problem(403, "Not authorized");
+  if (view.refused) return problem(403, TOKEN_REFUSED);
   if (view.missing) return problem(404, "Job not found");
   return send(view.body);
 }
@@ -232,7 +232,7 @@ async function answer(request, env) {
   const match = route(request.method, url.pathname);
   if (match.error) return problem(match.error.status, match.error.message);
   const { ok, claims } = await authorize(request, env, match);
-  if (!ok) return problem(match.access === "read" ? 403 : 401, "Not authorized");
+  if (!ok) return match.access === "read" ? problem(403, TOKEN_REFUSED) : problem(401, "Not authorized");
   return dispatch(request, env, match, url, claims);
 }
 

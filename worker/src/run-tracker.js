@@ -18,12 +18,13 @@ const SCHEMA = [
      cursor TEXT, status TEXT NOT NULL, done INTEGER NOT NULL, error_code TEXT, error_message TEXT,
      row_count INTEGER NOT NULL, version INTEGER NOT NULL, webhook TEXT, webhook_gen INTEGER NOT NULL,
      failed_steps INTEGER NOT NULL, steps INTEGER NOT NULL, created_at INTEGER NOT NULL, finished_at INTEGER,
-     page_size INTEGER, config_error TEXT, token_epoch TEXT, webhook_at INTEGER, rows_missing TEXT)`,
+     page_size INTEGER, config_error TEXT, token_epoch TEXT, webhook_at INTEGER, rows_missing TEXT, number_inputs INTEGER)`,
   "CREATE TABLE IF NOT EXISTS rows (position INTEGER PRIMARY KEY, body TEXT NOT NULL)",
 ];
 // Columns added after the first deployment: objects created before them get them on load.
 // `rows_missing`: JSON, what a run that ended with rows missing lacks (v3-shapes.js `rows_missing`).
-const ADDED_COLUMNS = { page_size: "INTEGER", config_error: "TEXT", token_epoch: "TEXT", webhook_at: "INTEGER", rows_missing: "TEXT" };
+// `number_inputs`: the inputs a v4 launch sent (a v3 run's are not read: null).
+const ADDED_COLUMNS = { page_size: "INTEGER", config_error: "TEXT", token_epoch: "TEXT", webhook_at: "INTEGER", rows_missing: "TEXT", number_inputs: "INTEGER" };
 
 // Sent with every request of a step: lets logs (and tests) tell the steps' requests apart.
 const STEP_HEADER = "x-poller-step";

@@ -24,6 +24,7 @@
 //   {"type":"error","code":"…","message":"…"}  refused (TOO_MANY_VIEWERS, BAD_OFFSET); closes
 // Frames from the viewer: acks only (anything else closes the socket, 1003).
 
+import { TOKEN_REFUSED } from "./access.js";
 import { isIncomplete } from "./limits.js";
 import { isMissing, runBody } from "./v3-shapes.js";
 
@@ -269,7 +270,7 @@ export class StreamViewers {
    * @param {{ maxViewers: number, maxViewersPerToken: number, pageSize: number }} limits
    */
   accept(view, request, { maxViewers, maxViewersPerToken, pageSize }) {
-    if (view.refused) return new Response(JSON.stringify({ message: "Not authorized" }), { status: 403, headers: { "content-type": "application/json" } });
+    if (view.refused) return new Response(JSON.stringify({ message: TOKEN_REFUSED }), { status: 403, headers: { "content-type": "application/json" } });
     const run = view.run ?? null;
     const after = Number(new URL(request.url).searchParams.get("after") ?? "0");
     if (run && after > run.row_count) return refuse("BAD_OFFSET", `This run has ${run.row_count} rows: a stream cannot start after row ${after}`);

@@ -86,7 +86,8 @@ export function runBody(run) {
     status: visibleStatus(run),
     row_count: run.row_count,
     total_row_count: run.row_count,
-    number_inputs: null,
+    // A v4 run's: the inputs its launch sent; a v3 run's are not read from Captain Data.
+    number_inputs: Number.isInteger(run.number_inputs) ? run.number_inputs : null,
     error_message: visibleError(run),
     // Why the worker ended the run, when it did: a pollStep code or the worker's own (ROWS_CAP_REACHED, ROWS_MISSING).
     error_code: run.done ? (run.error_code ?? null) : null,

@@ -20,17 +20,41 @@ const CALLBACK_SECRET = /^[A-Za-z0-9_-]{43}$/;
 export const BATCH_CONFLICT = "BATCH_CONFLICT";
 const decoder = new TextDecoder();
 
+// Captain Data's limit on a launch's inputs (DESIGN.md, v4).
+const MAX_INPUTS = 100_000;
+/** The code of a launch refused for its request (its body, its action): the caller's to fix. */
+export const BAD_REQUEST = "BAD_REQUEST";
+
 const json = (status, body) => new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 const problem = (status, message, extra = {}) => json(status, { message, ...extra });
+const badRequest = (message) => problem(400, message, { code: BAD_REQUEST });
 
 async function readJson(request, limit) {
   const { bytes, tooLarge } = await readBody(request, limit);
-  if (tooLarge) return { error: problem(413, `Body too large: at most ${limit} bytes`) };
+  if (tooLarge) return { error: problem(413, `Body too large: at most ${limit} bytes`, { code: BAD_REQUEST }) };
   try {
     return { body: JSON.parse(decoder.decode(bytes)) };
   } catch {
-    return { error: problem(400, "Body must be JSON") };
+    return { error: badRequest("Body must be JSON") };
   }
+}
+
+/** Why a launch body is refused before anything is sent to Captain Data, or null. */
+function launchBodyProblem(body) {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return "Body must be a JSON object, e.g. {\"inputs\": [{…}]}";
+  if ("callback" in body) return "`callback` is set by the worker (its own URL and secret): leave it out";
+  if (!("inputs" in body)) return "`inputs` is missing: the body needs `inputs`, a non-empty array of the action's inputs";
+  if (!Array.isArray(body.inputs) || body.inputs.length === 0) return "`inputs` must be a non-empty array of the action's inputs";
+  if (body.inputs.length > MAX_INPUTS) return `\`inputs\` holds ${body.inputs.length} inputs: at most ${MAX_INPUTS} per launch`;
+  return null;
+}
+
+/** The code of Captain Data's refusal of a launch, passed on with its status. */
+function refusalCode(status) {
+  if (status === 401 || status === 403) return "UNAUTHORIZED";
+  if (status === 404) return "NOT_FOUND"; // no such action
+  if (status === 429) return "RATE_LIMITED";
+  return status >= 400 && status < 500 ? BAD_REQUEST : "BAD_RESPONSE";
 }
 
 /**
@@ -38,13 +62,15 @@ async function readJson(request, limit) {
  * PUBLIC_URL and a secret header of the run's own, made here), tracks the run (with the
  * secret's digest) and answers `201 {run_uid, read_token,
  * read_token_expires_at}`. Refused (409) when MAX_TRACKED_RUNS runs are stored: checked before
- * the launch, so a run launched is always tracked.
+ * the launch, so a run launched is always tracked. A body without `inputs` (or one that sets
+ * `callback`) is refused here, `400 {code: "BAD_REQUEST"}` naming what is wrong; so is one
+ * Captain Data refuses (its status and message, and a code for it).
  */
 export async function launchV4(request, env, action) {
   const { body, error } = await readJson(request, MAX_LAUNCH_BYTES);
   if (error) return error;
-  if (body === null || typeof body !== "object" || Array.isArray(body)) return problem(400, "Body must be a JSON object");
-  if ("callback" in body) return problem(400, "`callback` is set by the worker (its own URL and secret): leave it out");
+  const bodyProblem = launchBodyProblem(body);
+  if (bodyProblem) return badRequest(bodyProblem);
   const v4 = v4Settings(env);
   const callbackSecret = newCallbackSecret();
   const callback = v4Callback(env, callbackSecret);
@@ -58,7 +84,7 @@ export async function launchV4(request, env, action) {
     const quoted = typeof answer.body?.message === "string" ? answer.body.message : null;
     const upstream = quoted === null ? null : redacted(env, quoted).split(callbackSecret).join("[callback secret]");
     const message = upstream ?? `Captain Data answered ${answer.status || "nothing"}`;
-    return problem(refused ? answer.status : 502, message, { code: answer.status === 401 || answer.status === 403 ? "UNAUTHORIZED" : "BAD_RESPONSE" });
+    return problem(refused ? answer.status : 502, message, { code: refusalCode(answer.status) });
   }
   const runUid = launchedUid(answer.body);
   // The uid names a Durable Object and goes into upstream URLs: only a well-formed one is tracked.
@@ -67,7 +93,7 @@ export async function launchV4(request, env, action) {
     return problem(502, "Captain Data answered without a valid run uid", { code: "BAD_RESPONSE" });
   }
   await registryOf(env).add(runUid, maxTrackedRuns, true);
-  const { epoch } = await trackerOf(env, runUid).trackV4(runUid, { action, secretDigest: await secretDigest(callbackSecret) });
+  const { epoch } = await trackerOf(env, runUid).trackV4(runUid, { action, secretDigest: await secretDigest(callbackSecret), inputs: body.inputs.length });
   const expiresAt = Math.floor(Date.now() / 1000 + readTokenTtlSeconds) * 1000;
   const token = await readToken(secret(env, "READ_TOKEN_SECRET"), runUid, { epoch, expiresAt });
   return json(201, { run_uid: runUid, read_token: token, read_token_expires_at: new Date(expiresAt).toISOString() });

@@ -59,18 +59,19 @@ function loadV4(tracker) {
 }
 
 /** Creates the run's rows when the worker launched it. */
-function insertRun(tracker, runUid, action, digest) {
+function insertRun(tracker, runUid, { action, digest, inputs }) {
   tracker.createTables();
   for (const statement of V4_SCHEMA) tracker.sql.exec(statement);
   addV4Columns(tracker);
   tracker.v4ColumnsChecked = true;
   tracker.sql.exec(
     `INSERT INTO run (id, job_uid, name, workflow_uid, cursor, status, done, row_count, version,
-       webhook_gen, failed_steps, steps, created_at, token_epoch) VALUES (1, ?, ?, NULL, NULL, 'unknown', 0, 0, 0, 0, 0, 0, ?, ?)`,
+       webhook_gen, failed_steps, steps, created_at, token_epoch, number_inputs) VALUES (1, ?, ?, NULL, NULL, 'unknown', 0, 0, 0, 0, 0, 0, ?, ?, ?)`,
     runUid,
     action,
     Date.now(),
     newTokenEpoch(),
+    inputs ?? null,
   );
   tracker.sql.exec(
     "INSERT INTO v4_run (id, action, status, settled_checks, replays_sent, callback_secret) VALUES (1, ?, 'CREATED', 0, 0, ?)",
@@ -82,18 +83,19 @@ function insertRun(tracker, runUid, action, digest) {
 /**
  * Tracks a run the worker launched; its first status read is one interval away (the callbacks
  * come first). Idempotent. `secretDigest`: the digest of the callback secret its launch gave
- * Captain Data (the first one stored is kept). `epoch` is what the run's read tokens must name.
+ * Captain Data (the first one stored is kept); `inputs`: how many inputs the launch sent (served
+ * as `number_inputs`). `epoch` is what the run's read tokens must name.
  * @returns {Promise<{ created: boolean, epoch: string }>}
  */
-export async function trackV4(tracker, runUid, { action, secretDigest: digest }) {
+export async function trackV4(tracker, runUid, { action, secretDigest: digest, inputs }) {
   const run = tracker.load();
   if (run && loadV4(tracker)) {
-    tracker.sql.exec("UPDATE run SET name = COALESCE(name, ?) WHERE id = 1", action);
+    tracker.sql.exec("UPDATE run SET name = COALESCE(name, ?), number_inputs = COALESCE(number_inputs, ?) WHERE id = 1", action, inputs ?? null);
     tracker.sql.exec("UPDATE v4_run SET action = COALESCE(action, ?), callback_secret = COALESCE(callback_secret, ?) WHERE id = 1", action, digest);
     return { created: false, epoch: tracker.tokenEpoch(run) };
   }
   if (run) throw new Error(`run ${runUid} is tracked already as a v3 run`);
-  insertRun(tracker, runUid, action, digest);
+  insertRun(tracker, runUid, { action, digest, inputs });
   await tracker.ctx.storage.setAlarm(Date.now() + statusInterval(tracker.env));
   return { created: true, epoch: tracker.tokenEpoch(tracker.load()) };
 }
