@@ -55,9 +55,9 @@ async function startWorker() {
     record.end = Date.now();
     return new Response(bytes, { status: response.status, headers: response.headers });
   };
-  const mf = new Miniflare(
-    await miniflareOptions({ baseUrl: server.url, outboundService, bindings: { POLL_INTERVAL_MS: String(WORKER_CADENCE_MS), MAX_STREAM_VIEWERS: "2000" } }),
-  );
+  // Every viewer holds the same read token: its own cap (100 streams) is raised above 1,000 too.
+  const bindings = { POLL_INTERVAL_MS: String(WORKER_CADENCE_MS), MAX_STREAM_VIEWERS: "2000", MAX_STREAM_VIEWERS_PER_TOKEN: "2000" };
+  const mf = new Miniflare(await miniflareOptions({ baseUrl: server.url, outboundService, bindings }));
   const origin = (await mf.ready).origin;
   return { server, mf, origin, outbound };
 }
