@@ -192,12 +192,12 @@ async function main(argv) {
  * `listen()` → its server, or, when the port is taken, a message naming the setting and the port
  * (not a bare EADDRINUSE) and exit 1.
  */
-export async function listenOrExit(listen, setting, port) {
+export async function listenOrExit(listen, setting, port, anyFree = true) {
   try {
     return await listen();
   } catch (error) {
     if (error?.code !== "EADDRINUSE") throw error;
-    process.stderr.write(`port ${port} is in use: set ${setting} to a free port (0: any free port)\n`);
+    process.stderr.write(`port ${port} is in use: set ${setting} to a free port${anyFree ? " (0: any free port)" : ""}\n`);
     process.exit(1);
   }
 }
