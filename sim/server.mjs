@@ -4,6 +4,7 @@ import { createServer as createTlsServer } from "node:https";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { createSim } from "./index.js";
+import { V4_FLAG_OPTIONS, V4SettingError, describeV4Spec, v4SettingsHelp, v4SpecFromFlags, withBareValues } from "./v4-settings.js";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
@@ -87,7 +88,8 @@ export async function startSimServer({ port = 0, host = "127.0.0.1", sim, tls, .
 
 const HELP = `Usage: node sim/server.mjs [options]     (npm run sim -- [options])
 
-Serves the simulated Captain Data v3 API on 127.0.0.1 and creates one demo run.
+Serves the simulated Captain Data v3 API on 127.0.0.1 and creates one demo run; beside it the
+v4 async API (POST /v4/actions/{name}/async, X-API-Key), whose runs the --v4-… flags shape.
 
 Options:
   --port N            the port (default: the PORT variable, else 8790; 0: any free port)
@@ -97,6 +99,9 @@ Options:
   --rows N            rows of the demo run (default 2000)
   --duration MS       how long the demo run lasts, in ms (default 60000)
   -h, --help          this help
+
+v4 runs launched over HTTP (e.g. --v4-rows 100 --v4-rows-per-callback 10 --v4-lost 0.2 --v4-replays-lost):
+${v4SettingsHelp("flag")}
 
 Control routes (no credentials): POST /__sim/jobs (a job spec as JSON), GET /__sim/jobs/{uid},
 POST /__sim/jobs/{uid}/start | finish | stop, GET /__sim/stats, GET /__sim/webhooks,
@@ -111,6 +116,7 @@ const OPTIONS = {
   rows: { type: "string" },
   duration: { type: "string" },
   help: { type: "boolean", short: "h" },
+  ...V4_FLAG_OPTIONS,
 };
 
 /** `--flag N`: a whole number ≥ 0, or a usage error naming the flag. */
@@ -127,7 +133,7 @@ class UsageError extends Error {}
 export function parseServerArgs(argv, env = process.env) {
   let values;
   try {
-    ({ values } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({ args: withBareValues(argv), options: OPTIONS, strict: true, allowPositionals: false }));
   } catch (error) {
     throw new UsageError(error.message.replace(/\. To specify a positional argument.*$/s, ""));
   }
@@ -141,7 +147,18 @@ export function parseServerArgs(argv, env = process.env) {
     seed: wholeNumber("seed", values.seed, 1),
     rows: wholeNumber("rows", values.rows, 2000),
     durationMs: wholeNumber("duration", values.duration, 60000),
+    v4Defaults: v4Spec(values),
   };
+}
+
+/** The v4 flags → the v4 run spec, their errors as usage errors. */
+function v4Spec(values) {
+  try {
+    return v4SpecFromFlags(values);
+  } catch (error) {
+    if (error instanceof V4SettingError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 async function main(argv) {
@@ -157,17 +174,32 @@ async function main(argv) {
     process.stdout.write(HELP);
     return;
   }
-  const { port, apiKey, projectId, seed, rows, durationMs } = options;
-  const server = await startSimServer({ port, apiKey, projectId, seed });
+  const { port, apiKey, projectId, seed, rows, durationMs, v4Defaults } = options;
+  const server = await listenOrExit(() => startSimServer({ port, apiKey, projectId, seed, v4Defaults }), "--port (or PORT)", port);
   const { jobUid } = server.sim.createJob({ rows, durationMs });
   console.log(`simulator: ${server.url}  (Authorization: x-api-key ${apiKey}, x-project-id: ${projectId})`);
   console.log(`demo job: ${jobUid}  (GET ${server.url}/jobs/${jobUid}/results)`);
   console.log(
     `control: POST ${server.origin}/__sim/jobs, GET ${server.origin}/__sim/stats, POST ${server.origin}/__sim/reset`,
   );
+  console.log(`v4:       POST ${server.origin}/v4/actions/{name}/async (X-API-Key: ${apiKey}): ${describeV4Spec(v4Defaults)}`);
   console.log(
     `watch it: CAPTAINDATA_API_KEY=${apiKey} CAPTAINDATA_PROJECT_ID=${projectId} npx captaindata-poller watch ${jobUid} --base-url ${server.url} --interval 1s`,
   );
+}
+
+/**
+ * `listen()` → its server, or, when the port is taken, a message naming the setting and the port
+ * (not a bare EADDRINUSE) and exit 1.
+ */
+export async function listenOrExit(listen, setting, port, anyFree = true) {
+  try {
+    return await listen();
+  } catch (error) {
+    if (error?.code !== "EADDRINUSE") throw error;
+    process.stderr.write(`port ${port} is in use: set ${setting} to a free port${anyFree ? " (0: any free port)" : ""}\n`);
+    process.exit(1);
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

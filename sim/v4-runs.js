@@ -37,13 +37,16 @@ const ERRORS = {
  */
 
 /**
- * @typedef {{ rows?: number, pageSize?: number, durationMs?: number, startDelayMs?: number,
+ * @typedef {{ rows?: number, rowsPerInput?: number, pageSize?: number, durationMs?: number, startDelayMs?: number,
  *   blockedMs?: number, outcome?: "SUCCEEDED" | "PARTIAL_SUCCEEDED" | "FAILED" | "INVALID" | "STOPPED",
  *   rowsInFinal?: boolean, rowBytes?: number, faults?: V4FaultPlan,
  *   apiFaults?: import("./faults.js").FaultPlan }} V4RunSpec
  *   `faults`: what happens to its callbacks (checked by v4-callbacks.js); `apiFaults`: the v3
- *   fault plan, for its API answers.
- * @typedef {{ index: number, batchUid: string, start: number, end: number, final: boolean, dueAt: number }} Batch
+ *   fault plan, for its API answers. `rowsPerInput` (instead of `rows`): each input of the launch
+ *   yields that many rows, paged on its own, as Captain Data's actions run input by input; each
+ *   callback then carries its own input (the command line's `--v4-rows` sets this).
+ * @typedef {{ index: number, batchUid: string, start: number, end: number, final: boolean, dueAt: number,
+ *   input?: number }} Batch `input`: the launch input the page is of (with `rowsPerInput`)
  */
 
 export const V4_RUN_DEFAULTS = Object.freeze({
@@ -58,6 +61,9 @@ export const V4_RUN_DEFAULTS = Object.freeze({
 });
 
 function validateSpec(spec) {
+  if (spec.rowsPerInput !== undefined && !(Number.isInteger(spec.rowsPerInput) && spec.rowsPerInput >= 0)) {
+    throw new TypeError(`Expected v4 run \`rowsPerInput\` to be a whole number ≥ 0 (got ${spec.rowsPerInput})`);
+  }
   for (const [name, min] of [["rows", 0], ["pageSize", 1], ["durationMs", 0], ["startDelayMs", 0], ["blockedMs", 0], ["rowBytes", 0]]) {
     const v = spec[name];
     if (!(Number.isFinite(v) && v >= min)) throw new TypeError(`Expected v4 run \`${name}\` to be a number ≥ ${min} (got ${v})`);
@@ -72,21 +78,37 @@ function validateSpec(spec) {
  * final callback at the end, carrying the last page when `rowsInFinal`. An INVALID run has no
  * rows: only its final callback, at once.
  */
-function planBatches(spec, runningAt, newUid) {
-  const rows = spec.outcome === "INVALID" ? 0 : Math.floor(spec.rows);
-  const size = Math.floor(spec.pageSize);
-  const pages = Math.ceil(rows / size);
+function planBatches(spec, inputCount, runningAt, newUid) {
+  const pages = pagesOf(spec, inputCount);
+  const rows = pages.at(-1)?.end ?? 0;
   const endsAt = runningAt + spec.durationMs;
-  const running = spec.rowsInFinal ? Math.max(0, pages - 1) : pages;
+  const running = spec.rowsInFinal ? Math.max(0, pages.length - 1) : pages.length;
   /** @type {Batch[]} */
   const batches = [];
   for (let k = 0; k < running; k++) {
-    const dueAt = runningAt + Math.floor((spec.durationMs * (k + 1)) / pages);
-    batches.push({ index: k, batchUid: newUid(), start: k * size, end: Math.min(rows, (k + 1) * size), final: false, dueAt });
+    const dueAt = runningAt + Math.floor((spec.durationMs * (k + 1)) / pages.length);
+    batches.push({ index: k, batchUid: newUid(), ...pages[k], final: false, dueAt });
   }
-  const last = spec.rowsInFinal && pages > 0 ? { start: (pages - 1) * size, end: rows } : { start: rows, end: rows };
+  const last = spec.rowsInFinal && pages.length > 0 ? pages.at(-1) : { start: rows, end: rows };
   batches.push({ index: running, batchUid: newUid(), ...last, final: true, dueAt: spec.outcome === "INVALID" ? runningAt : endsAt });
   return batches;
+}
+
+/**
+ * The pages of a run's rows, `{ start, end, input? }`: `rows` cut into pages of `pageSize`; with
+ * `rowsPerInput`, each input's rows paged on their own (a page never holds two inputs' rows).
+ */
+function pagesOf(spec, inputCount) {
+  if (spec.outcome === "INVALID") return [];
+  const size = Math.floor(spec.pageSize);
+  const perInput = spec.rowsPerInput;
+  const cut = (from, to, input) => {
+    const out = [];
+    for (let start = from; start < to; start += size) out.push({ start, end: Math.min(to, start + size), ...(input === undefined ? {} : { input }) });
+    return out;
+  };
+  if (perInput === undefined) return cut(0, Math.floor(spec.rows));
+  return Array.from({ length: inputCount }, (_, i) => cut(i * perInput, (i + 1) * perInput, i)).flat();
 }
 
 /**
@@ -111,7 +133,7 @@ export function createV4Run(uid, spec, launch, createdAt, seed, newUid) {
     startsAt,
     runningAt,
     endsAt: invalid ? createdAt : runningAt + full.durationMs,
-    batches: planBatches(full, runningAt, newUid),
+    batches: planBatches(full, launch.inputs.length, runningAt, newUid),
     /** Set by stop(): `{ at }`. */
     stopped: null,
     apiFaults: createFaults(full.apiFaults, (seed ^ hashString(`v4:${uid}`)) >>> 0),
@@ -164,7 +186,7 @@ export function callbackBody(run, batch) {
   const inputs = run.inputs;
   return {
     run: { run_uid: run.uid, batch_uid: batch.batchUid, status },
-    input: batch.final || inputs.length === 0 ? null : (inputs[batch.index % inputs.length] ?? null),
+    input: batch.final || inputs.length === 0 ? null : (inputs[batch.input ?? batch.index % inputs.length] ?? null),
     custom_data: run.customData ?? null,
     error: batch.final ? (ERRORS[status] ?? null) : null,
     results: status === "INVALID" ? null : results,

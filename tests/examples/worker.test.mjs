@@ -14,6 +14,8 @@ import { Miniflare } from "miniflare";
 import { pollStep } from "captaindata-poller";
 import { root } from "../../scripts/exec.mjs";
 import { createSim, manualClock } from "../../sim/index.js";
+import { V4_SETTING_DEFAULTS } from "../../sim/v4-settings.js";
+import { ADMIN, advance, readThroughWorker, startV4Worker } from "../worker/v4-fixture.mjs";
 import { startWorker } from "../worker/worker-fixture.mjs";
 import { exampleDir, placeExample, runNode } from "./example-fixture.mjs";
 
@@ -200,4 +202,23 @@ test("worker/README.md's JobPoller (examples/proxy/read-through-worker.js) reads
   const lines = out.stdout.trim().split("\n");
   assert.equal(lines.at(-1), "finished 60");
   assert.deepEqual(lines.slice(0, -1).flatMap((l) => JSON.parse(l)), Array.from({ length: 60 }, (_, i) => `row-${i}`));
+});
+
+test("worker/README.md's v4 launch (examples/worker/v4-launch.json, action linkedin-extract-people) starts a run on the worker in front of the simulator, every row of each input once", async (t) => {
+  const clock = manualClock(Date.UTC(2026, 0, 1));
+  // The simulator as `npm run worker:dev` and `npm run sim` shape it: rows per input, pages of 10.
+  const w = await startV4Worker({ clock, sim: { webhook: null, v4Defaults: { ...V4_SETTING_DEFAULTS, rowsPerInput: 30 } } });
+  t.after(() => w.close());
+  const body = readFileSync(path.join(root, "examples", "worker", "v4-launch.json"));
+  const inputs = JSON.parse(readFileSync(path.join(root, "examples", "worker", "v4-inputs.json"), "utf8"));
+  assert.deepEqual(inputs, JSON.parse(body.toString("utf8")).inputs, "the CLI's --inputs file holds the launch body's inputs");
+  // The body's bytes as curl's --data @file sends them.
+  const res = await w.call("/v4/actions/linkedin-extract-people/async", { method: "POST", headers: ADMIN, body });
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  const { run_uid: runUid, read_token: token } = res.body;
+  assert.equal(w.sim.v4.run(runUid).action, "linkedin-extract-people");
+  await advance(w, clock, V4_SETTING_DEFAULTS.durationMs + 1000);
+  const { rows, summary } = await readThroughWorker(w, runUid, token, { intervalMs: 20, maxDurationMs: 30_000 });
+  assert.equal(summary.status, "finished");
+  assert.deepEqual(rows.map((r) => r.id), Array.from({ length: 30 * inputs.length }, (_, i) => `row-${i}`));
 });
