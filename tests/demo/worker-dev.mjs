@@ -2,22 +2,11 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import path from "node:path";
 import { root } from "../../scripts/exec.mjs";
 import { startDemoServer } from "../../scripts/start.mjs";
 import { launchBrowser } from "./browser-fixture.mjs";
-
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../support/free-port.mjs";
 
 /** How long worker:dev may take to bundle the worker and start: a bound for a broken start only. */
 const START_TIMEOUT_MS = 120_000;

@@ -7,13 +7,13 @@
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before } from "node:test";
 import { root } from "../../scripts/exec.mjs";
 import { until } from "../support/until.mjs";
 import { API_KEY, PROJECT_ID, rowIds } from "./sim-fixture.mjs";
+import { freePort } from "../support/free-port.mjs";
 
 const APPS = path.join(path.dirname(fileURLToPath(import.meta.url)), "apps");
 
@@ -68,17 +68,6 @@ export async function build(args, { cwd, env = {}, timeoutMs = 240_000 }) {
   clearTimeout(timer);
   assert.equal(code, 0, `${args.join(" ")} exited ${code ?? signal}${signal === "SIGKILL" ? ` (killed after ${timeoutMs} ms)` : ""}:\n${proc.output}`);
   return proc.output;
-}
-
-/** A port free on 127.0.0.1 a moment ago (the server started next binds it). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**

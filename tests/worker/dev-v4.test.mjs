@@ -5,26 +5,15 @@
 // the lost batches named, nothing reported finished).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { createServer } from "node:net";
 import path from "node:path";
 import { test } from "node:test";
 import { root } from "../../scripts/exec.mjs";
 import { until } from "../support/until.mjs";
+import { freePort } from "../support/free-port.mjs";
 
 const CLI = path.join(root, "bin", "captaindata-poller.mjs");
 /** A bound for a broken start only (worker:dev bundles the worker first). */
 const START_TIMEOUT_MS = 120_000;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Starts a command in a process group of its own (`npm` starts node under it: the group is
