@@ -1,8 +1,9 @@
 // Issue 37's "Done when", as a user meets it: `npm run worker:dev` started as its own process
 // (free ports, the v4 settings in its environment), the v4 launch command it prints run as
-// printed (`sh -c`), and the run watched with the CLI through the worker: every row once, exit 0;
-// with callbacks lost and every replay lost too, the incomplete outcome (ROWS_MISSING, exit 6,
-// the lost batches named, nothing reported finished).
+// printed (`sh -c`), and the run watched with the CLI through the worker; then the CLI's own v4
+// launch line it prints (`run … --v4`), run as printed too. Each way: every row once, exit 0; with
+// callbacks lost and every replay lost too, the incomplete outcome (ROWS_MISSING, exit 6, the lost
+// batches named, nothing reported finished).
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import path from "node:path";
@@ -88,20 +89,58 @@ async function simTruth(simOrigin, runUid) {
   return { run, batches };
 }
 
+/**
+ * worker:dev's printed CLI launch (`… npx captaindata-poller run <action> --v4 …`), run by the
+ * shell as printed, with a quicker pace for the watch: `{ code, stdout, stderr, runUid }`.
+ */
+async function runAsPrinted(dev, workerOrigin) {
+  const line = dev.stdout.split("\n").find((l) => /^\s+or: CAPTAINDATA_ADMIN_TOKEN=\S+ npx captaindata-poller run \S+ --v4 --inputs \S+ --base-url \S+$/.test(l));
+  assert.ok(line, `a v4 CLI launch printed:\n${dev.stdout}`);
+  assert.ok(line.endsWith(`--base-url ${workerOrigin}`), line);
+  assert.match(line, /--inputs \S*examples\/worker\/v4-inputs\.json /, "with the README's inputs file");
+  const cli = start("sh", ["-c", `${line.trim().replace(/^or: /, "")} --interval 200ms`], {});
+  const code = await cli.exit;
+  const launched = cli.stderr.match(/launched v4 run (\S+) of action linkedin-extract-people \(2 inputs\)/);
+  assert.ok(launched, `the CLI names the run it launched:\n${cli.stderr}`);
+  return { code, stdout: cli.stdout, stderr: cli.stderr, runUid: launched[1] };
+}
+
 const ids = (ndjson) => ndjson.split("\n").filter(Boolean).map((l) => JSON.parse(l).id);
 
 // 2 inputs in the README's body × 10 rows, pages of 5: 4 pages and the final callback.
 const SHAPE = { V4_ROWS: "10", V4_ROWS_PER_CALLBACK: "5", V4_DURATION_MS: "1000" };
 
-test("worker:dev's printed v4 launch, run as printed, then watched with the CLI: every row once, exit 0", async (t) => {
-  const { dev, workerOrigin, simOrigin } = await startWorkerDev(t, SHAPE);
-  const { answer } = await launchAsPrinted(dev);
-  const out = await watch(dev, workerOrigin, answer);
+/** A whole run as the CLI tells it: 2 inputs × 10 rows, each once, in order; exit 0. */
+async function assertWhole(simOrigin, runUid, out) {
   assert.equal(out.code, 0, out.stderr);
   assert.deepEqual(ids(out.stdout), Array.from({ length: 20 }, (_, i) => `row-${i}`), "2 inputs × 10 rows, each once, in order");
   assert.match(out.stderr, /done: run finished, 20 rows/);
-  const { run } = await simTruth(simOrigin, answer.run_uid);
+  const { run } = await simTruth(simOrigin, runUid);
   assert.deepEqual([run.action, run.status, run.rows], ["linkedin-extract-people", "SUCCEEDED", 20]);
+}
+
+/** A run whose lost callbacks were never replayed, as the CLI tells it: ROWS_MISSING, the batches named, exit 6. */
+async function assertIncomplete(simOrigin, runUid, out) {
+  assert.equal(out.code, 6, out.stderr);
+  const { batches } = await simTruth(simOrigin, runUid);
+  const lostWithRows = batches.filter((b) => b.lost && b.rows > 0);
+  assert.ok(lostWithRows.length > 0 && lostWithRows.length < 4, `some pages lost, not all (${lostWithRows.length})`);
+  const missing = lostWithRows.reduce((n, b) => n + b.rows, 0);
+  assert.match(out.stderr, new RegExp(`incomplete: the run ended with rows missing \\(ROWS_MISSING\\): [^\\n]*${lostWithRows.length} batch`));
+  for (const b of lostWithRows) assert.ok(out.stderr.includes(b.batchUid), `lost batch ${b.batchUid} named`);
+  assert.match(out.stderr, new RegExp(`; ${20 - missing} rows written`));
+  assert.doesNotMatch(out.stdout + out.stderr, /run finished/);
+  const expected = batches.filter((b) => !b.lost).flatMap((b) => b.ids);
+  assert.deepEqual(ids(out.stdout).sort(), expected.sort(), "every row delivered written once");
+}
+
+test("worker:dev's printed v4 launches, curl then watch and the CLI's run --v4, each run as printed: every row once, exit 0", async (t) => {
+  const { dev, workerOrigin, simOrigin } = await startWorkerDev(t, SHAPE);
+  const { answer } = await launchAsPrinted(dev);
+  await assertWhole(simOrigin, answer.run_uid, await watch(dev, workerOrigin, answer));
+  const cli = await runAsPrinted(dev, workerOrigin);
+  assert.notEqual(cli.runUid, answer.run_uid, "a run of its own");
+  await assertWhole(simOrigin, cli.runUid, cli);
 });
 
 test("the same with callbacks lost and every replay lost: ROWS_MISSING, the lost batches named, exit 6, nothing reported finished", async (t) => {
@@ -115,16 +154,7 @@ test("the same with callbacks lost and every replay lost: ROWS_MISSING, the lost
   });
   assert.match(dev.stdout, /^v4 run: {4}10 rows per input, 5 per callback, over 1 s; faults: lostRate 0\.3, replayLostRate 1/m);
   const { answer } = await launchAsPrinted(dev);
-  const out = await watch(dev, workerOrigin, answer);
-  assert.equal(out.code, 6, out.stderr);
-  const { batches } = await simTruth(simOrigin, answer.run_uid);
-  const lostWithRows = batches.filter((b) => b.lost && b.rows > 0);
-  assert.ok(lostWithRows.length > 0 && lostWithRows.length < 4, `some pages lost, not all (${lostWithRows.length})`);
-  const missing = lostWithRows.reduce((n, b) => n + b.rows, 0);
-  assert.match(out.stderr, new RegExp(`incomplete: the run ended with rows missing \\(ROWS_MISSING\\): [^\\n]*${lostWithRows.length} batch`));
-  for (const b of lostWithRows) assert.ok(out.stderr.includes(b.batchUid), `lost batch ${b.batchUid} named`);
-  assert.match(out.stderr, new RegExp(`; ${20 - missing} rows written`));
-  assert.doesNotMatch(out.stdout + out.stderr, /run finished/);
-  const expected = batches.filter((b) => !b.lost).flatMap((b) => b.ids);
-  assert.deepEqual(ids(out.stdout).sort(), expected.sort(), "every row delivered written once");
+  await assertIncomplete(simOrigin, answer.run_uid, await watch(dev, workerOrigin, answer));
+  const cli = await runAsPrinted(dev, workerOrigin);
+  await assertIncomplete(simOrigin, cli.runUid, cli);
 });
