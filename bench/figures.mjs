@@ -101,6 +101,7 @@ export function figures({ workload, contestant, trials }) {
   const roundThread = [];
   const roundRequests = [];
   const roundBare = [];
+  const roundBareThread = [];
   let calibration;
   for (const { sim, outcome, excluded = [], wallMs: wall } of trials) {
     const all = sim.stats();
@@ -135,6 +136,7 @@ export function figures({ workload, contestant, trials }) {
       if (record.summary?.roundThreadMicros) roundThread.push(...record.summary.roundThreadMicros);
       if (record.summary?.roundRequests) roundRequests.push(...record.summary.roundRequests);
       if (record.summary?.roundBareMicros) roundBare.push(...record.summary.roundBareMicros);
+      if (record.summary?.roundBareThreadMicros) roundBareThread.push(...record.summary.roundBareThreadMicros);
       calibration ??= record.summary?.calibration;
       if (record.error) errors.set(record.error, (errors.get(record.error) ?? 0) + 1);
       else if (record.completedAt !== null) {
@@ -163,7 +165,7 @@ export function figures({ workload, contestant, trials }) {
     cpuMs: cpuMs / n,
     cpuMsPer10kRows: rows > 0 ? (cpuMs * 10_000) / rows : null,
     cpuMsPerTick: cpuMs / ticks,
-    step: roundCpu.length > 0 ? stepFigures(roundCpu, roundThread, roundRequests, calibration, roundBare) : undefined,
+    step: roundCpu.length > 0 ? stepFigures(roundCpu, roundThread, roundRequests, calibration, roundBare, roundBareThread) : undefined,
     // The idle-memory probe runs on single-trial workloads (the fleet).
     memory: trials[0].outcome.idle && idleMemory(trials[0].outcome.idle),
     wallMs: wallMs / n,
@@ -174,7 +176,7 @@ export function figures({ workload, contestant, trials }) {
  * `pollStep` rounds: CPU (process, and its main thread where known), split by the requests a
  * round made, and Node's bare fetch + json() of a status and of a 1000-row page.
  */
-function stepFigures(cpuMicros, threadMicros, requests, calibration, bareMicros = []) {
+function stepFigures(cpuMicros, threadMicros, requests, calibration, bareMicros = [], bareThreadMicros = []) {
   const ms = (list) => list.map((us) => us / 1000);
   const where = (pick) => ms(cpuMicros.filter((_, i) => pick(requests[i] ?? 0)));
   // In workerd: what carrying a round in costs (a request that does nothing), taken off each.
@@ -186,6 +188,8 @@ function stepFigures(cpuMicros, threadMicros, requests, calibration, bareMicros 
     ...(carrying ? { dispatchMs: spread(ms(calibration.dispatchMicros)), ownCpuMs: spread(ms(cpuMicros.map((us) => Math.max(0, us - carrying)))) } : {}),
     meanCpuMs: cpuMicros.reduce((a, b) => a + b, 0) / cpuMicros.length / 1000,
     threadCpuMs: threadMicros.length === cpuMicros.length ? spread(ms(threadMicros)) : undefined,
+    // The same on the main thread alone (Node): what V8's compiler and GC threads add is left out of both.
+    threadVsBare: againstBare(threadMicros, bareThreadMicros, 0).vsBare,
     oneRequest: { rounds: where((n) => n <= 1).length, cpuMs: spread(where((n) => n <= 1)) },
     moreRequests: { rounds: where((n) => n > 1).length, cpuMs: spread(where((n) => n > 1)) },
     bareFetch: calibration && { statusMs: spread(ms(calibration.statusMicros)), pageMs: spread(ms(calibration.pageMicros)) },

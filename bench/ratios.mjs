@@ -100,7 +100,8 @@ export function stepCpuLine(report) {
   const step = find(report, "bursty", "library-step")?.step;
   if (!step?.moreRequests) return null;
   const p = (spread) => `${fixed(spread?.p50)} / ${fixed(spread?.p95)} ms`;
-  const thread = step.threadCpuMs ? `; main thread alone ${p(step.threadCpuMs)} (the rest is V8's compiler and GC threads)` : "";
+  const threadRatio = step.threadVsBare?.ratioP95 ? `, against ${p(step.threadVsBare.bareMs)} for its replay, p95 ratio ${step.threadVsBare.ratioP95.toFixed(2)}×` : "";
+  const thread = step.threadCpuMs ? `; main thread alone ${p(step.threadCpuMs)}${threadRatio} (the rest is V8's compiler and GC threads)` : "";
   const bare = step.bareFetch ? `; a bare Node \`fetch\` + \`json()\` in the same process costs ${p(step.bareFetch.statusMs)} for a status and ${p(step.bareFetch.pageMs)} for a 1000-row page` : "";
   const alone = (st) => (st.packageMs ? `; the package alone (a status round whose \`fetch\` answers a parsed status at once, no HTTP) ${p(st.packageMs)}` : "");
   const own = (st) => (st.vsBare ? `; its requests replayed bare right after each round ${p(st.vsBare.bareMs)}, the package's own cost per round (the round less its replay) ${p(st.vsBare.packageOwnMs)}` : "");

@@ -5,8 +5,9 @@ import { sleep } from "./http.mjs";
 
 /**
  * Runs `round(cursor)` until a round is done, sleeping `intervalMs` between rounds. A round
- * resolves with `{ step, cpuMicros, threadMicros?, bareMicros? }`, `step` shaped like
- * `pollStep`'s result, `bareMicros` the CPU of its requests replayed bare.
+ * resolves with `{ step, cpuMicros, threadMicros?, bareMicros?, bareThreadMicros? }`, `step`
+ * shaped like `pollStep`'s result, `bareMicros` the CPU of its requests replayed bare
+ * (`bareThreadMicros` its main thread's).
  * Rows go to `onBatch`, status changes to `onStatus`; a terminal `step.error` rejects. The
  * summary holds each round's CPU and requests.
  */
@@ -19,11 +20,13 @@ export async function cronRounds({ round, intervalMs, signal, onBatch, onStatus 
   const roundThreadMicros = [];
   const roundRequests = [];
   const roundBareMicros = [];
+  const roundBareThreadMicros = [];
   for (;;) {
-    const { step, cpuMicros, threadMicros, bareMicros } = await round(cursor);
+    const { step, cpuMicros, threadMicros, bareMicros, bareThreadMicros } = await round(cursor);
     roundCpuMicros.push(cpuMicros);
     if (threadMicros !== undefined) roundThreadMicros.push(threadMicros);
     if (bareMicros !== undefined) roundBareMicros.push(bareMicros);
+    if (bareThreadMicros !== undefined) roundBareThreadMicros.push(bareThreadMicros);
     roundRequests.push(step.requests);
     requests += step.requests;
     cursor = step.cursor;
@@ -37,7 +40,7 @@ export async function cronRounds({ round, intervalMs, signal, onBatch, onStatus 
     }
     if (step.done) {
       if (step.error) throw step.error;
-      return { status, totalResults: offset, requests, rounds: roundCpuMicros.length, roundCpuMicros, roundThreadMicros, roundRequests, roundBareMicros };
+      return { status, totalResults: offset, requests, rounds: roundCpuMicros.length, roundCpuMicros, roundThreadMicros, roundRequests, roundBareMicros, roundBareThreadMicros };
     }
     await sleep(intervalMs, signal);
   }

@@ -72,10 +72,12 @@ function recordingFetch() {
 
 /**
  * The CPU (µs) of the requests a round made, made again bare: `fetch` + `json()` with the same
- * headers, one after the other. The simulator answers them as before but counts none of them
- * (REPLAY_HEADER): the workload's requests and bytes stay the round's.
+ * headers, one after the other; the process's (`micros`) and the main thread's
+ * (`threadMicros`, as the round's). The simulator answers them as before but counts none of
+ * them (REPLAY_HEADER): the workload's requests and bytes stay the round's.
  */
 async function bareReplayMicros(sent) {
+  const thread = mainThreadMicros();
   const before = process.cpuUsage();
   for (const { url, headers } of sent) {
     const replay = new Headers(headers);
@@ -83,7 +85,7 @@ async function bareReplayMicros(sent) {
     await (await fetch(url, { headers: replay })).json();
   }
   const used = process.cpuUsage(before);
-  return used.user + used.system;
+  return { micros: used.user + used.system, threadMicros: thread === null ? undefined : mainThreadMicros() - thread };
 }
 
 export function createStep(options) {
@@ -117,7 +119,8 @@ export function createStep(options) {
     const step = await pollStep({ baseUrl, apiKey, projectId, jobUid, retry, deadlineMs, cursor, fetch: recording });
     const spent = process.cpuUsage(before);
     const threadMicros = thread === null ? undefined : mainThreadMicros() - thread;
-    return { step, cpuMicros: spent.user + spent.system, threadMicros, bareMicros: await bareReplayMicros(sent) };
+    const bare = await bareReplayMicros(sent);
+    return { step, cpuMicros: spent.user + spent.system, threadMicros, bareMicros: bare.micros, bareThreadMicros: bare.threadMicros };
   }
 
   async function start() {
