@@ -22,17 +22,24 @@ function mainThreadMicros() {
 }
 
 /**
+ * `work()`'s result with the CPU (µs) it took: the process's (`micros`) and, where known, the
+ * main thread's (`threadMicros`).
+ */
+async function cpuAround(work) {
+  const thread = mainThreadMicros();
+  const before = process.cpuUsage();
+  const value = await work();
+  const used = process.cpuUsage(before);
+  return { value, micros: used.user + used.system, threadMicros: thread === null ? undefined : mainThreadMicros() - thread };
+}
+
+/**
  * The CPU (µs) of a bare `fetch` + `json()` of `url`, `times` times `gapMs` apart: the part
  * of a round that is Node's HTTP client and JSON parsing, whatever the package does.
  */
 function bareFetchMicros(url, headers, times, gapMs) {
   return measuredApart(
-    async () => {
-      const before = process.cpuUsage();
-      await (await fetch(url, { headers })).json();
-      const used = process.cpuUsage(before);
-      return used.user + used.system;
-    },
+    async () => (await cpuAround(async () => (await fetch(url, { headers })).json())).micros,
     times,
     gapMs,
   );
@@ -49,11 +56,9 @@ function packageAloneMicros(options, times, gapMs) {
   const fetch = () => Promise.resolve({ status: 200, headers, json: () => Promise.resolve(body) });
   return measuredApart(
     async () => {
-      const before = process.cpuUsage();
-      const step = await pollStep({ ...options, fetch });
-      const used = process.cpuUsage(before);
+      const { value: step, micros } = await cpuAround(() => pollStep({ ...options, fetch }));
       if (step.requests !== 1 || step.error) throw new Error("the package-alone round was not one status read");
-      return used.user + used.system;
+      return micros;
     },
     times,
     gapMs,
@@ -76,16 +81,14 @@ function recordingFetch() {
  * (`threadMicros`, as the round's). The simulator answers them as before but counts none of
  * them (REPLAY_HEADER): the workload's requests and bytes stay the round's.
  */
-async function bareReplayMicros(sent) {
-  const thread = mainThreadMicros();
-  const before = process.cpuUsage();
-  for (const { url, headers } of sent) {
-    const replay = new Headers(headers);
-    replay.set(REPLAY_HEADER, "1");
-    await (await fetch(url, { headers: replay })).json();
-  }
-  const used = process.cpuUsage(before);
-  return { micros: used.user + used.system, threadMicros: thread === null ? undefined : mainThreadMicros() - thread };
+function bareReplayMicros(sent) {
+  return cpuAround(async () => {
+    for (const { url, headers } of sent) {
+      const replay = new Headers(headers);
+      replay.set(REPLAY_HEADER, "1");
+      await (await fetch(url, { headers: replay })).json();
+    }
+  });
 }
 
 export function createStep(options) {
@@ -114,13 +117,9 @@ export function createStep(options) {
    */
   async function round(cursor) {
     const { fetch: recording, sent } = recordingFetch();
-    const thread = mainThreadMicros();
-    const before = process.cpuUsage();
-    const step = await pollStep({ baseUrl, apiKey, projectId, jobUid, retry, deadlineMs, cursor, fetch: recording });
-    const spent = process.cpuUsage(before);
-    const threadMicros = thread === null ? undefined : mainThreadMicros() - thread;
+    const { value: step, micros, threadMicros } = await cpuAround(() => pollStep({ baseUrl, apiKey, projectId, jobUid, retry, deadlineMs, cursor, fetch: recording }));
     const bare = await bareReplayMicros(sent);
-    return { step, cpuMicros: spent.user + spent.system, threadMicros, bareMicros: bare.micros, bareThreadMicros: bare.threadMicros };
+    return { step, cpuMicros: micros, threadMicros, bareMicros: bare.micros, bareThreadMicros: bare.threadMicros };
   }
 
   async function start() {
