@@ -267,6 +267,15 @@ const ONE_PAGE: Run = Run {
     page: 1000,
     lag_ms: 0,
 };
+/// bench/workloads.mjs `bursty-100`: 2,000 rows in 20 bursts of 100, 12 intervals apart.
+const BURSTY_100: Run = Run {
+    rows: 2000,
+    duration_ms: 2_400_000,
+    bursts: Some(20),
+    start_ms: 10_000,
+    page: 1000,
+    lag_ms: 0,
+};
 const BURSTY: Run = Run {
     rows: 3000,
     duration_ms: 2_100_000,
@@ -428,4 +437,14 @@ fn a_run_of_whole_pages_downloads_its_full_tail_once_at_the_end() {
     // then again: 19,500 rows).
     let (rows, full_after_end) = rows_read(BURSTY);
     assert_eq!((rows, full_after_end), (18_500, 1));
+}
+
+#[test]
+fn bursts_of_a_tenth_of_a_page_download_each_burst_s_page_once() {
+    // bursty-100: each burst's page once (100 + 200 + … + 1000 rows, twice: 11,000) and the
+    // full first page once more to learn its `next` (1,000). The count announced the first
+    // burst on time: no probe downloads a partly filled page in a gap (the first gap's
+    // quiet-long read finds 100 rows again); the bench's physical limit is 11,000.
+    let (rows, full_after_end) = rows_read(BURSTY_100);
+    assert_eq!((rows, full_after_end), (12_100, 1));
 }
