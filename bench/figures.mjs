@@ -199,7 +199,7 @@ function stepFigures(cpuMicros, threadMicros, requests, calibration, bareMicros 
 }
 
 /**
- * Each round beside its requests replayed bare right after it (`fetch` + `json()`, the same
+ * Each round beside its requests replayed bare half an interval after it (`fetch` + `json()`, the same
  * headers, in the same process or Worker; in workerd the carrying taken off both): the p95 of
  * each, their ratio, and the package's own cost per round (the round less its bare replay).
  * Both are measured on the same machine a moment apart, so the ratio holds from machine to

@@ -82,7 +82,7 @@ export function physicalLimit({ rows, pageSize, arrival }) {
 
 /**
  * `pollStep`'s CPU is stated against the runtime's own: each round beside a bare replay of its
- * requests (`fetch` + `json()`, the same headers) made right after it in the same process or
+ * requests (`fetch` + `json()`, the same headers) made half an interval after it in the same process or
  * Worker. The budgets in milliseconds it replaced (3 ms workerd, 5 ms Node) measured the
  * machine: on the shared 2-core machine the bare replay alone cost more than them.
  */
@@ -104,7 +104,7 @@ export function stepCpuLine(report) {
   const thread = step.threadCpuMs ? `; main thread alone ${p(step.threadCpuMs)}${threadRatio} (the rest is V8's compiler and GC threads)` : "";
   const bare = step.bareFetch ? `; a bare Node \`fetch\` + \`json()\` in the same process costs ${p(step.bareFetch.statusMs)} for a status and ${p(step.bareFetch.pageMs)} for a 1000-row page` : "";
   const alone = (st) => (st.packageMs ? `; the package alone (a status round whose \`fetch\` answers a parsed status at once, no HTTP) ${p(st.packageMs)}` : "");
-  const own = (st) => (st.vsBare ? `; its requests replayed bare right after each round ${p(st.vsBare.bareMs)}, the package's own cost per round (the round less its replay) ${p(st.vsBare.packageOwnMs)}` : "");
+  const own = (st) => (st.vsBare ? `; its requests replayed bare half an interval after each round ${p(st.vsBare.bareMs)}, the package's own cost per round (the round less its replay) ${p(st.vsBare.packageOwnMs)}` : "");
   const node = `\`pollStep\` CPU per round on bursty in Node, p50 / p95: all ${step.rounds} rounds ${p(step.cpuMs)}${own(step)}${thread}; the ${step.oneRequest.rounds} rounds of one request (the status) ${p(step.oneRequest.cpuMs)}, the ${step.moreRequests.rounds} that also read results ${p(step.moreRequests.cpuMs)}${bare}${alone(step)}.`;
   const w = find(report, "bursty", "library-step-workerd")?.step;
   if (!w?.moreRequests) return node;

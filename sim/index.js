@@ -167,6 +167,8 @@ export function createSim(options = {}) {
   /** @type {LogEntry[]} */
   let log = [];
   let webhookLog = [];
+  /** When each URL (path + query) was last asked, in a logged request: what a replay answers as of. */
+  const answeredAt = new Map();
   const timers = new Set();
   const pendingWebhooks = new Set();
   /** Re-checks of `until()` waiters, run whenever a request or a webhook is logged or settles. */
@@ -396,6 +398,7 @@ export function createSim(options = {}) {
     v4.reset();
     jobs.clear();
     log = [];
+    answeredAt.clear();
     webhookLog = [];
     uidRandom = seededRandom(seed);
   }
@@ -441,8 +444,8 @@ export function createSim(options = {}) {
     return json(200, { message: "Bot successfully scheduled.", job_uid: jobUid, workflow: { uid: route.workflowUid } });
   }
 
-  function normalAnswer(j, route, url) {
-    const state = jobState(j, clock.now());
+  function normalAnswer(j, route, url, at = clock.now()) {
+    const state = jobState(j, at);
     const shape = j.spec.errorShape ?? errorShape;
     if (route.kind === "run") return json(200, runBody(j, state));
     if (state.errorMessage === ALL_INPUTS_FAILED) return problem(400, ALL_INPUTS_FAILED, { shape, scope: "job" });
@@ -509,10 +512,14 @@ export function createSim(options = {}) {
     return answer;
   }
 
-  /** A bench's replay (REPLAY_HEADER): the normal answer, no fault, nothing logged. */
+  /**
+   * A bench's replay (REPLAY_HEADER): the normal answer as of the last logged request of the
+   * same URL (a replay made a while after it reads the same rows), no fault, nothing logged.
+   */
   function replayAnswer(request, route, url) {
     const j = jobs.get(route.jobUid);
-    return checkAuth(request) ?? (j ? normalAnswer(j, route, url) : problem(404, "Job not found", { scope: "job" }));
+    const at = answeredAt.get(url.pathname + url.search);
+    return checkAuth(request) ?? (j ? normalAnswer(j, route, url, at) : problem(404, "Job not found", { scope: "job" }));
   }
 
   async function apiAnswer(request, route, url, entry) {
@@ -611,6 +618,7 @@ export function createSim(options = {}) {
       jobUid: route.jobUid ?? route.runUid ?? null,
     };
     log.push(entry);
+    answeredAt.set(entry.path, entry.t);
     changed();
     try {
       const answer =

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { createSim, manualClock } from "../sim/index.js";
+import { REPLAY_HEADER, createSim, manualClock } from "../sim/index.js";
 import { startSimServer } from "../sim/server.mjs";
 
 const AUTH = { authorization: "x-api-key sim-key", "x-project-id": "sim-project" };
@@ -416,6 +416,29 @@ describe("the API's open points", () => {
 });
 
 describe("counters", () => {
+  test("a bench's replay: answered as the request it replays was, uncounted", async () => {
+    const clock = manualClock(0);
+    const server = await startSimServer({ clock });
+    try {
+      const { jobUid } = server.sim.createJob({ rows: 30, durationMs: 30_000, pageSize: 100 });
+      clock.advance(10_000);
+      const asked = await getJson(server, `/jobs/${jobUid}/results`);
+      const status = await getJson(server, `/jobs/${jobUid}`);
+      assert.equal(asked.body.results.length, 10);
+      clock.advance(10_000); // 10 more rows since
+      const replay = { headers: { [REPLAY_HEADER]: "1" } };
+      assert.deepEqual((await getJson(server, `/jobs/${jobUid}/results`, replay)).body, asked.body);
+      assert.deepEqual((await getJson(server, `/jobs/${jobUid}`, replay)).body, status.body);
+      assert.equal(server.sim.stats(jobUid).requests.total, 2);
+      assert.equal((await getJson(server, `/jobs/${jobUid}/results`)).body.results.length, 20);
+      // A URL never asked is answered as of now.
+      const unasked = await getJson(server, `/jobs/${jobUid}/results?page=1`, replay);
+      assert.equal(unasked.body.results.length, 20);
+    } finally {
+      await server.close();
+    }
+  });
+
   test("requests and response bytes per kind, with a log a test can read", async () => {
     const server = await startSimServer({ clock: manualClock(0) });
     try {

@@ -5,9 +5,11 @@ import { sleep } from "./http.mjs";
 
 /**
  * Runs `round(cursor)` until a round is done, sleeping `intervalMs` between rounds. A round
- * resolves with `{ step, cpuMicros, threadMicros?, bareMicros?, bareThreadMicros? }`, `step`
- * shaped like `pollStep`'s result, `bareMicros` the CPU of its requests replayed bare
- * (`bareThreadMicros` its main thread's).
+ * resolves with `{ step, cpuMicros, threadMicros?, replay? }`, `step` shaped like
+ * `pollStep`'s result; `replay()` makes its requests again bare and resolves with their CPU,
+ * `{ bareMicros, bareThreadMicros? }` (the main thread's). It is called half an interval
+ * after the round, so that the replay, like the round, starts from an idle process: right
+ * after the round it would find the caches and the HTTP client's state the round warmed.
  * Rows go to `onBatch`, status changes to `onStatus`; a terminal `step.error` rejects. The
  * summary holds each round's CPU and requests.
  */
@@ -21,12 +23,17 @@ export async function cronRounds({ round, intervalMs, signal, onBatch, onStatus 
   const roundRequests = [];
   const roundBareMicros = [];
   const roundBareThreadMicros = [];
+  /** The bare replay of a round, half an interval after it; its CPU is kept beside the round's. */
+  async function replayed(replay) {
+    await sleep(intervalMs / 2, signal);
+    const { bareMicros, bareThreadMicros } = await replay();
+    roundBareMicros.push(bareMicros);
+    if (bareThreadMicros !== undefined) roundBareThreadMicros.push(bareThreadMicros);
+  }
   for (;;) {
-    const { step, cpuMicros, threadMicros, bareMicros, bareThreadMicros } = await round(cursor);
+    const { step, cpuMicros, threadMicros, replay } = await round(cursor);
     roundCpuMicros.push(cpuMicros);
     if (threadMicros !== undefined) roundThreadMicros.push(threadMicros);
-    if (bareMicros !== undefined) roundBareMicros.push(bareMicros);
-    if (bareThreadMicros !== undefined) roundBareThreadMicros.push(bareThreadMicros);
     roundRequests.push(step.requests);
     requests += step.requests;
     cursor = step.cursor;
@@ -38,11 +45,14 @@ export async function cronRounds({ round, intervalMs, signal, onBatch, onStatus 
       status = step.status;
       onStatus?.({ status });
     }
+    const pause = sleep(intervalMs, signal);
+    pause.catch(() => {}); // a stop during the replay rejects it; awaited below otherwise
+    if (replay) await replayed(replay);
     if (step.done) {
       if (step.error) throw step.error;
       return { status, totalResults: offset, requests, rounds: roundCpuMicros.length, roundCpuMicros, roundThreadMicros, roundRequests, roundBareMicros, roundBareThreadMicros };
     }
-    await sleep(intervalMs, signal);
+    await pause;
   }
 }
 

@@ -78,8 +78,9 @@ function recordingFetch() {
 /**
  * The CPU (µs) of the requests a round made, made again bare: `fetch` + `json()` with the same
  * headers, one after the other; the process's (`micros`) and the main thread's
- * (`threadMicros`, as the round's). The simulator answers them as before but counts none of
- * them (REPLAY_HEADER): the workload's requests and bytes stay the round's.
+ * (`threadMicros`, as the round's). The simulator answers them as it answered the round (the
+ * same rows) but counts none of them (REPLAY_HEADER): the workload's requests and bytes stay
+ * the round's.
  */
 function bareReplayMicros(sent) {
   return cpuAround(async () => {
@@ -111,15 +112,18 @@ export function createStep(options) {
   }
 
   /**
-   * One round, with the process's and the main thread's CPU around it; then the same requests
-   * again, bare (`fetch` + `json()`, the same headers), with their CPU: what the runtime alone
-   * costs for what the round asked.
+   * One round, with the process's and the main thread's CPU around it; and its replay: the
+   * same requests again, bare (`fetch` + `json()`, the same headers), with their CPU, what the
+   * runtime alone costs for what the round asked.
    */
   async function round(cursor) {
     const { fetch: recording, sent } = recordingFetch();
     const { value: step, micros, threadMicros } = await cpuAround(() => pollStep({ baseUrl, apiKey, projectId, jobUid, retry, deadlineMs, cursor, fetch: recording }));
-    const bare = await bareReplayMicros(sent);
-    return { step, cpuMicros: micros, threadMicros, bareMicros: bare.micros, bareThreadMicros: bare.threadMicros };
+    const replay = async () => {
+      const bare = await bareReplayMicros(sent);
+      return { bareMicros: bare.micros, bareThreadMicros: bare.threadMicros };
+    };
+    return { step, cpuMicros: micros, threadMicros, replay };
   }
 
   async function start() {
