@@ -260,6 +260,16 @@ mod tests {
         );
     }
 
+    /// This tick's read of a running run's page found it empty, as the count said.
+    fn read_empty_page(lag: &mut Lag) {
+        let empty = Read {
+            rows: 0,
+            offset: 0,
+            counted: Some(0),
+        };
+        lag.read(INTERVAL as u32, empty);
+    }
+
     #[test]
     fn a_read_that_brings_rows_the_count_did_not_announce_sees_the_count_behind() {
         let mut lag = Lag::new(0);
@@ -282,14 +292,7 @@ mod tests {
             "not seen running yet"
         );
         lag.tick(INTERVAL as u32, 10_000, true);
-        lag.read(
-            INTERVAL as u32,
-            Read {
-                rows: 0,
-                offset: 0,
-                counted: Some(0),
-            },
-        );
+        read_empty_page(&mut lag);
         lag.tick(INTERVAL as u32, 20_000, true);
         assert!(lag.read_blind(INTERVAL as u32, 20_000, 0));
     }
@@ -301,14 +304,7 @@ mod tests {
         let mut lag = Lag::new(0);
         lag.tick(INTERVAL as u32, 10_000, true);
         if dated {
-            lag.read(
-                INTERVAL as u32,
-                Read {
-                    rows: 0,
-                    offset: 0,
-                    counted: Some(0),
-                },
-            );
+            read_empty_page(&mut lag);
         }
         tick(&mut lag, 20_000, 5, 5, 5);
         // Quiet ticks read the status only, but for a read at 40 s that finds nothing (as
