@@ -757,6 +757,11 @@ impl Poller {
                 }
             }
             (false, true) => Next::Fetch(RequestKind::Run),
+            // Rows the tick's count did not announce: did they come while it was read? (A
+            // step's lag starts afresh each round: the read would teach nothing that lasts.)
+            (false, false) if self.lag.unconfirmed() && !self.config.step_mode => {
+                Next::Fetch(RequestKind::Run)
+            }
             (false, false) => tick.pause.into(),
         };
     }
@@ -798,6 +803,8 @@ impl Poller {
         if guided_tick {
             let running = run.status.eq_ignore_ascii_case("running");
             self.lag.tick(self.config.interval_ms, now_ms, running);
+        } else {
+            self.lag.confirm(run.row_count, self.position.offset());
         }
         let results_due = guided_tick && self.results_due(&run, now_ms);
         self.next = Next::Fetch(RequestKind::Results);

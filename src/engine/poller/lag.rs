@@ -24,6 +24,10 @@
 //!   are read on every tick (the page holds a few batches: a few tens of KB), as long as
 //!   fewer than [`QUIET_TICKS`] reads in a row found nothing.
 //!
+//! Rows can also come while the tick's status is read, and the read after it finds them
+//! unannounced by a count that is on time: a status read right after that read tells
+//! ([`Lag::confirm`]); only a count that still does not announce them is behind.
+//!
 //! The count is waited for again once it announces rows that a read on the previous tick
 //! did not find: then it moved within an interval of the rows, as a read on every tick would.
 //!
@@ -80,6 +84,10 @@ pub(super) struct Lag {
     batch_after_ms: u64,
     /// A read brought more rows than the count said: reads do not wait for it.
     count_behind: bool,
+    /// A read brought rows the count of the tick's status did not announce, and no status
+    /// read since told whether they came while it was read (`Some(on_time)`: they were the
+    /// first rows, found on the tick after a read that found none).
+    unconfirmed: Option<bool>,
     /// Reads before a batch is due (probes) left before the count is seen behind.
     probes_left: u32,
     /// This tick's results read was made although the count said nothing new.
@@ -110,18 +118,51 @@ impl Lag {
             gaps: 0,
             batch_after_ms: 0,
             count_behind: false,
+            unconfirmed: None,
             probes_left: PROBES,
             blind_read: false,
         }
     }
 
-    /// A read brought rows the count did not announce: the count trails the rows.
+    /// A read brought rows the count did not announce: the count trails the rows (so far as
+    /// known: rows not yet confirmed count as trailing).
     pub fn count_behind(&self) -> bool {
-        self.count_behind
+        self.count_behind || self.unconfirmed.is_some()
     }
 
-    /// A status-guided tick read the status at `now_ms` (`running`: the run said so).
+    /// A read brought rows the tick's count did not announce: a status read right after it
+    /// tells whether they came while the status was read ([`Lag::confirm`]).
+    pub fn unconfirmed(&self) -> bool {
+        self.unconfirmed.is_some()
+    }
+
+    /// The status read after such a read counted `counted` (`offset` rows delivered): the
+    /// rows it announces came while the tick's status was read, and the count is on time;
+    /// otherwise it trails them.
+    pub fn confirm(&mut self, counted: Option<u64>, offset: u64) {
+        let Some(on_time) = self.unconfirmed.take() else {
+            return;
+        };
+        match counted.is_some_and(|n| n >= offset) {
+            true if on_time => self.probes_left = 0,
+            true => {}
+            false => self.seen_behind(),
+        }
+    }
+
+    /// The count trails the rows: reads stop waiting for it, with probes renewed for when
+    /// it is trusted again.
+    fn seen_behind(&mut self) {
+        self.count_behind = true;
+        self.probes_left = PROBES;
+    }
+
+    /// A status-guided tick read the status at `now_ms` (`running`: the run said so). Rows
+    /// left unconfirmed (that status read failed) are taken as a count behind.
     pub fn tick(&mut self, interval_ms: u32, now_ms: u64, running: bool) {
+        if self.unconfirmed.take().is_some() {
+            self.seen_behind();
+        }
         self.prev_tick_ms = core::mem::replace(&mut self.tick_ms, now_ms);
         if running {
             self.note_running(interval_ms);
@@ -191,19 +232,22 @@ impl Lag {
             return;
         }
         // The count announced none of the rows this read found (not merely fewer: rows that
-        // come while the status is read are found by the read that follows it).
-        if read.counted.is_some_and(|n| n <= read.offset - read.rows) {
-            self.count_behind = true;
-            self.probes_left = PROBES;
+        // come while the status is read are found by the read that follows it). They may
+        // have come while it was read: unless the count is known behind, the next status
+        // read tells.
+        let unannounced = read.counted.is_some_and(|n| n <= read.offset - read.rows);
+        let first = read.offset == read.rows;
+        // The first rows, found on the tick after a read that found none: a count that
+        // announced them was at most an interval behind them (see the module docs).
+        let on_time = first && self.absent_ms == self.prev_tick_ms;
+        match (unannounced, self.count_behind) {
+            (true, true) => self.seen_behind(),
+            (true, false) => self.unconfirmed = Some(on_time),
+            (false, false) if on_time => self.probes_left = 0,
+            (false, _) => {}
         }
         self.misses = 0;
         let after = self.earliest_date(interval_ms, read);
-        let first = read.offset == read.rows;
-        // The first rows, found on the tick after a read that found none and announced by
-        // the count: it was at most an interval behind them (see the module docs).
-        if first && !self.count_behind && self.absent_ms == self.prev_tick_ms {
-            self.probes_left = 0;
-        }
         if !first {
             // A mean of the first gaps, then recent ones weigh more.
             let gap = after.saturating_sub(self.batch_after_ms);
@@ -282,6 +326,32 @@ mod tests {
         lag.tick(INTERVAL as u32, 40_000, true);
         lag.count_caught_up();
         assert!(!lag.count_behind());
+    }
+
+    #[test]
+    fn rows_that_came_while_the_status_was_read_do_not_make_the_count_behind() {
+        let mut lag = Lag::new(0);
+        tick(&mut lag, 10_000, 5, 5, 5);
+        tick(&mut lag, 20_000, 5, 10, 5);
+        assert!(lag.unconfirmed() && lag.count_behind(), "behind until told");
+        lag.confirm(Some(10), 10);
+        assert!(!lag.count_behind(), "the next status announced them");
+        tick(&mut lag, 30_000, 5, 15, 10);
+        lag.confirm(Some(10), 15);
+        assert!(!lag.unconfirmed() && lag.count_behind(), "it still did not");
+    }
+
+    #[test]
+    fn rows_left_unconfirmed_by_the_next_tick_make_the_count_behind() {
+        let mut lag = Lag::new(0);
+        tick(&mut lag, 10_000, 5, 5, 5);
+        tick(&mut lag, 20_000, 5, 10, 5);
+        lag.tick(INTERVAL as u32, 30_000, true);
+        lag.confirm(Some(10), 10);
+        assert!(
+            lag.count_behind(),
+            "the status read after the rows never came"
+        );
     }
 
     #[test]
