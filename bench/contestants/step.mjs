@@ -77,18 +77,21 @@ function recordingFetch() {
 
 /**
  * The CPU (µs) of the requests a round made, made again bare: `fetch` + `json()` with the same
- * headers, one after the other; the process's (`micros`) and the main thread's
+ * headers, one after the other, each body kept until the last is read (a round keeps the rows
+ * it returns as long); the process's (`micros`) and the main thread's
  * (`threadMicros`, as the round's). The simulator answers them as it answered the round (the
  * same rows) but counts none of them (REPLAY_HEADER): the workload's requests and bytes stay
  * the round's.
  */
 function bareReplayMicros(sent) {
   return cpuAround(async () => {
+    const bodies = [];
     for (const { url, headers } of sent) {
       const replay = new Headers(headers);
       replay.set(REPLAY_HEADER, "1");
-      await (await fetch(url, { headers: replay })).json();
+      bodies.push(await (await fetch(url, { headers: replay })).json());
     }
+    return bodies;
   });
 }
 

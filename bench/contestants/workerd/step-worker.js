@@ -35,14 +35,17 @@ export default {
       return Response.json({ ok: parsed !== null });
     }
     // POST /replay: the last round's requests again, bare (`fetch` + `json()`, the same
-    // headers); the simulator counts none of them (its replay header).
+    // headers); the simulator counts none of them (its replay header). Answered as /step is:
+    // the indexes of the rows read, so that the replay pays the answer's work as the round does.
     if (pathname === "/replay") {
+      const rows = [];
       for (const { url, headers } of lastSent) {
         const replay = new Headers(headers);
         replay.set(body.replayHeader, "1");
-        await (await fetch(url, { headers: replay })).json();
+        const parsed = await (await fetch(url, { headers: replay })).json();
+        if (Array.isArray(parsed.results)) rows.push(...parsed.results);
       }
-      return Response.json({ replayed: lastSent.length });
+      return Response.json({ replayed: lastSent.length, indexes: rows.map((row) => row.index) });
     }
     const { jobUid, retry, deadlineMs, cursor } = body;
     // POST /alone: a status round whose `fetch` answers a parsed pending status at once.
