@@ -33,6 +33,15 @@ impl Timing {
         request_ms: 0,
         timer_ms: 0,
     };
+
+    /// Requests and timers both up to `late_ms` late, drawn from `seed`.
+    fn busy(seed: u64, late_ms: u64) -> Timing {
+        Timing {
+            seed,
+            request_ms: late_ms,
+            timer_ms: late_ms,
+        }
+    }
 }
 
 /// A linear congruential generator (Knuth's constants): the lateness of each step.
@@ -349,11 +358,7 @@ fn a_lagging_count_does_not_make_rows_wait_on_a_busy_machine() {
         for lag_ms in [15_000, 20_000] {
             for seed in 1..=10 {
                 let run = Run { lag_ms, ..BURSTY };
-                let timing = Timing {
-                    seed,
-                    request_ms: busy,
-                    timer_ms: busy,
-                };
+                let timing = Timing::busy(seed, busy);
                 let guided = engine_timed(run, ReadMode::StatusGuided, timing);
                 let every = engine_timed(run, ReadMode::EveryTick, timing);
                 let detail = format!(
@@ -369,11 +374,7 @@ fn a_lagging_count_does_not_make_rows_wait_on_a_busy_machine() {
 #[test]
 fn an_exact_count_is_still_trusted_on_a_busy_machine() {
     for seed in 1..=10 {
-        let timing = Timing {
-            seed,
-            request_ms: 1_000,
-            timer_ms: 1_000,
-        };
+        let timing = Timing::busy(seed, 1_000);
         let guided = engine_timed(BURSTY, ReadMode::StatusGuided, timing);
         let every = engine_timed(BURSTY, ReadMode::EveryTick, timing);
         let detail = format!("seed {seed}: {guided:?} vs every tick {every:?}");
@@ -458,11 +459,7 @@ fn bursts_that_come_while_the_status_is_read_leave_the_count_trusted() {
     // stay within 1.15× of the physical limit (5.5× the rows' bytes, see above).
     let rows_bytes = BURSTY_100.rows * ROW_BYTES;
     for seed in 1..=10 {
-        let timing = Timing {
-            seed,
-            request_ms: 200,
-            timer_ms: 200,
-        };
+        let timing = Timing::busy(seed, 200);
         let guided = engine_timed(BURSTY_100, ReadMode::StatusGuided, timing);
         let limit = rows_bytes * 55 / 10;
         assert!(
