@@ -276,18 +276,19 @@ const ONE_PAGE: Run = Run {
     page: 1000,
     lag_ms: 0,
 };
-/// bench/workloads.mjs `bursty-100`: 2,000 rows in 20 bursts of 100, 12 intervals apart.
+/// bench/workloads.mjs `bursty-100`: 2,000 rows in 20 bursts of 100, 11.7 intervals apart.
 const BURSTY_100: Run = Run {
     rows: 2000,
-    duration_ms: 2_400_000,
+    duration_ms: 2_340_000,
     bursts: Some(20),
     start_ms: 10_000,
     page: 1000,
     lag_ms: 0,
 };
+/// bench/workloads.mjs `bursty`: 3,000 rows in 30 bursts, 6.9 intervals apart.
 const BURSTY: Run = Run {
     rows: 3000,
-    duration_ms: 2_100_000,
+    duration_ms: 2_070_000,
     bursts: Some(30),
     start_ms: 10_000,
     page: 1000,

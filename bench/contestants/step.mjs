@@ -65,14 +65,26 @@ function packageAloneMicros(options, times, gapMs) {
   );
 }
 
-/** A `fetch` that records each request's URL and headers (to replay them bare), then sends it. */
+/**
+ * A `fetch` that records each request's URL and headers as given (to replay them bare), then
+ * sends it. Copying them into a `Headers` here would charge the round work its replay is not
+ * charged: the replay builds its `Headers` from them before its CPU is measured.
+ */
 function recordingFetch() {
   const sent = [];
   const recording = (url, init = {}) => {
-    sent.push({ url: String(url), headers: new Headers(init.headers) });
+    sent.push({ url, headers: init.headers });
     return fetch(url, init);
   };
   return { fetch: recording, sent };
+}
+
+/**
+ * A full collection first (the child runs with `--expose-gc`), so that neither a round nor its
+ * replay is charged for collecting the other's garbage, or the consumer's.
+ */
+function collected() {
+  globalThis.gc?.();
 }
 
 /**
@@ -84,13 +96,15 @@ function recordingFetch() {
  * the round's.
  */
 function bareReplayMicros(sent) {
+  const requests = sent.map(({ url, headers }) => {
+    const replay = new Headers(headers);
+    replay.set(REPLAY_HEADER, "1");
+    return { url: String(url), headers: replay };
+  });
+  collected();
   return cpuAround(async () => {
     const bodies = [];
-    for (const { url, headers } of sent) {
-      const replay = new Headers(headers);
-      replay.set(REPLAY_HEADER, "1");
-      bodies.push(await (await fetch(url, { headers: replay })).json());
-    }
+    for (const { url, headers } of requests) bodies.push(await (await fetch(url, { headers })).json());
     return bodies;
   });
 }
@@ -121,6 +135,7 @@ export function createStep(options) {
    */
   async function round(cursor) {
     const { fetch: recording, sent } = recordingFetch();
+    collected();
     const { value: step, micros, threadMicros } = await cpuAround(() => pollStep({ baseUrl, apiKey, projectId, jobUid, retry, deadlineMs, cursor, fetch: recording }));
     const replay = async () => {
       const bare = await bareReplayMicros(sent);

@@ -16,10 +16,13 @@ function answerPending(jobUid) {
 // The requests of the last POST /step round, which POST /replay makes again bare.
 let lastSent = [];
 
-/** A `fetch` that records each request's URL and headers, then sends it. */
+/**
+ * A `fetch` that records each request's URL and headers as given, then sends it: the replay
+ * builds its `Headers` from them, as the round's `fetch` does, so neither copies them twice.
+ */
 function recordingFetch(sent) {
   return (url, init = {}) => {
-    sent.push({ url: String(url), headers: [...new Headers(init.headers)] });
+    sent.push({ url, headers: init.headers });
     return fetch(url, init);
   };
 }
