@@ -179,6 +179,8 @@ export function figures({ workload, contestant, trials }) {
 function stepFigures(cpuMicros, threadMicros, requests, calibration, bareMicros = [], bareThreadMicros = []) {
   const ms = (list) => list.map((us) => us / 1000);
   const where = (pick) => ms(cpuMicros.filter((_, i) => pick(requests[i] ?? 0)));
+  // The rounds `pick` keeps and their replays, side by side.
+  const split = (pick) => [cpuMicros, bareMicros].map((list) => list.filter((_, i) => pick(requests[i] ?? 0)));
   // In workerd: what carrying a round in costs (a request that does nothing), taken off each.
   const carrying = calibration?.dispatchMicros && quantile(Float64Array.from(calibration.dispatchMicros).sort(), 0.5);
   return {
@@ -190,11 +192,14 @@ function stepFigures(cpuMicros, threadMicros, requests, calibration, bareMicros 
     threadCpuMs: threadMicros.length === cpuMicros.length ? spread(ms(threadMicros)) : undefined,
     // The same on the main thread alone (Node): what V8's compiler and GC threads add is left out of both.
     threadVsBare: againstBare(threadMicros, bareThreadMicros, 0).vsBare,
-    oneRequest: { rounds: where((n) => n <= 1).length, cpuMs: spread(where((n) => n <= 1)) },
-    moreRequests: { rounds: where((n) => n > 1).length, cpuMs: spread(where((n) => n > 1)) },
+    oneRequest: { rounds: where((n) => n <= 1).length, cpuMs: spread(where((n) => n <= 1)), vsBare: againstBare(...split((n) => n <= 1), carrying || 0).vsBare },
+    moreRequests: { rounds: where((n) => n > 1).length, cpuMs: spread(where((n) => n > 1)), vsBare: againstBare(...split((n) => n > 1), carrying || 0).vsBare },
     bareFetch: calibration && { statusMs: spread(ms(calibration.statusMicros)), pageMs: spread(ms(calibration.pageMicros)) },
     // The package alone: a status round with no HTTP (in workerd, the carrying taken off).
     packageMs: calibration?.packageMicros && spread(ms(calibration.packageMicros.map((us) => Math.max(0, us - (carrying || 0))))),
+    // Every round as measured (whole µs, nothing taken off), for a reader who wants more than a
+    // p95: where the package's own cost goes, which rounds make the tail.
+    series: { requests, roundMicros: cpuMicros.map(Math.round), bareMicros: bareMicros.map(Math.round) },
   };
 }
 
