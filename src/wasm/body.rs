@@ -5,8 +5,9 @@
 
 use js_sys::{Array, Date, Reflect};
 use wasm_bindgen::prelude::*;
+use web_sys::Response;
 
-use super::fetch::{Answer, RetryHeaders};
+use super::fetch::Answer;
 use crate::api::{decimal, retry_hint, ErrorCode, MissingRows, Outcome, Page, RunInfo};
 use crate::engine::RequestKind;
 
@@ -33,19 +34,19 @@ pub struct Read {
 
 /// What `answer` to a request of `kind` tells the engine.
 pub fn read(answer: Answer, kind: RequestKind, row_key: Option<&str>) -> Read {
-    let (status, hints, body) = match answer {
+    let (status, response, body) = match answer {
         Answer::Http {
             status,
-            hints,
+            response,
             body,
-        } => (status, hints, body),
+        } => (status, response, body),
         Answer::Network(error) => return Read::failure(Outcome::Network, error),
         Answer::NotSent(error) => return Read::failure(Outcome::NotSent, error),
         Answer::Timeout => return failed(Outcome::Timeout),
     };
     if !(200..300).contains(&status) {
         let message = body.as_ref().ok().and_then(error_message);
-        return failed(http_failure(status, hints, message));
+        return failed(http_failure(status, &response, message));
     }
     let Ok(body) = body else {
         return failed(Outcome::BadBody("the body is not valid JSON".into()));
@@ -64,10 +65,14 @@ pub fn read(answer: Answer, kind: RequestKind, row_key: Option<&str>) -> Read {
     }
 }
 
-fn http_failure(status: u16, hints: RetryHeaders, message: Option<String>) -> Outcome {
+/// A non-2xx answer, its retry hint from `Retry-After` or `X-RateLimit-Reset` (read here only:
+/// a 2xx has no retry to hint).
+fn http_failure(status: u16, response: &Response, message: Option<String>) -> Outcome {
+    let headers = response.headers();
+    let header = |name: &str| headers.get(name).ok().flatten();
     let retry = retry_hint(
-        hints.retry_after.as_deref(),
-        hints.rate_limit_reset.as_deref(),
+        header("Retry-After").as_deref(),
+        header("X-RateLimit-Reset").as_deref(),
         parse_http_date,
     );
     Outcome::Http {

@@ -32,23 +32,15 @@ pub struct Connection {
     pub row_key: Option<String>,
 }
 
-/// The headers a retry hint may be read from.
-#[derive(Default)]
-pub struct RetryHeaders {
-    /// `Retry-After`.
-    pub retry_after: Option<String>,
-    /// `X-RateLimit-Reset`.
-    pub rate_limit_reset: Option<String>,
-}
-
 /// How an exchange ended.
 pub enum Answer {
     /// The server answered; `body` is the parsed JSON, `Err` when it was not JSON.
     Http {
         /// HTTP status.
         status: u16,
-        /// The headers that may hint when to retry.
-        hints: RetryHeaders,
+        /// The response, for the headers that may hint when to retry: read only by a failure
+        /// (a 2xx has no retry to hint, and reading them was part of every round's own CPU).
+        response: Response,
         /// The parsed body.
         body: Result<JsValue, JsValue>,
     },
@@ -120,16 +112,6 @@ pub async fn send(
     }
 }
 
-/// `Retry-After` and `X-RateLimit-Reset` of `response`.
-fn retry_hints(response: &Response) -> RetryHeaders {
-    let headers = response.headers();
-    let header = |name: &str| headers.get(name).ok().flatten();
-    RetryHeaders {
-        retry_after: header("Retry-After"),
-        rate_limit_reset: header("X-RateLimit-Reset"),
-    }
-}
-
 /// The response, then its JSON body.
 async fn receive(sent: Promise) -> Answer {
     let response = match JsFuture::from(sent).await {
@@ -142,20 +124,13 @@ async fn receive(sent: Promise) -> Answer {
     if !(100..1000).contains(&status) {
         return Answer::Network(response.into());
     }
-    // Only a failure's hints are read: a 2xx has none to give, and the headers object and
-    // its two lookups were a part of every round's own CPU.
-    let hints = if (200..300).contains(&status) {
-        RetryHeaders::default()
-    } else {
-        retry_hints(&response)
-    };
     let body = match response.json() {
         Ok(parsing) => JsFuture::from(parsing).await,
         Err(error) => Err(error),
     };
     Answer::Http {
         status,
-        hints,
+        response,
         body,
     }
 }
