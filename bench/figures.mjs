@@ -178,11 +178,13 @@ export function figures({ workload, contestant, trials }) {
  */
 function stepFigures(cpuMicros, threadMicros, requests, calibration, bareMicros = [], bareThreadMicros = []) {
   const ms = (list) => list.map((us) => us / 1000);
-  const where = (pick) => ms(cpuMicros.filter((_, i) => pick(requests[i] ?? 0)));
-  // The rounds `pick` keeps and their replays, side by side.
-  const split = (pick) => [cpuMicros, bareMicros].map((list) => list.filter((_, i) => pick(requests[i] ?? 0)));
   // In workerd: what carrying a round in costs (a request that does nothing), taken off each.
   const carrying = calibration?.dispatchMicros && quantile(Float64Array.from(calibration.dispatchMicros).sort(), 0.5);
+  /** The rounds whose request count `pick` keeps: their CPU, and against their replays. */
+  const kind = (pick) => {
+    const [rounds, bare] = [cpuMicros, bareMicros].map((list) => list.filter((_, i) => pick(requests[i] ?? 0)));
+    return { rounds: rounds.length, cpuMs: spread(ms(rounds)), vsBare: againstBare(rounds, bare, carrying || 0).vsBare };
+  };
   return {
     ...againstBare(cpuMicros, bareMicros, carrying || 0),
     rounds: cpuMicros.length,
@@ -192,8 +194,8 @@ function stepFigures(cpuMicros, threadMicros, requests, calibration, bareMicros 
     threadCpuMs: threadMicros.length === cpuMicros.length ? spread(ms(threadMicros)) : undefined,
     // The same on the main thread alone (Node): what V8's compiler and GC threads add is left out of both.
     threadVsBare: againstBare(threadMicros, bareThreadMicros, 0).vsBare,
-    oneRequest: { rounds: where((n) => n <= 1).length, cpuMs: spread(where((n) => n <= 1)), vsBare: againstBare(...split((n) => n <= 1), carrying || 0).vsBare },
-    moreRequests: { rounds: where((n) => n > 1).length, cpuMs: spread(where((n) => n > 1)), vsBare: againstBare(...split((n) => n > 1), carrying || 0).vsBare },
+    oneRequest: kind((n) => n <= 1),
+    moreRequests: kind((n) => n > 1),
     bareFetch: calibration && { statusMs: spread(ms(calibration.statusMicros)), pageMs: spread(ms(calibration.pageMicros)) },
     // The package alone: a status round with no HTTP (in workerd, the carrying taken off).
     packageMs: calibration?.packageMicros && spread(ms(calibration.packageMicros.map((us) => Math.max(0, us - (carrying || 0))))),
