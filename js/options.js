@@ -90,15 +90,15 @@ function setHeader(headers, name, value, refused) {
  * ones: a cron Worker's `pollStep` passes the same key every tick, and building a `Headers` to
  * check them was a fifth of a status round's own CPU. Frozen: every caller shares the object.
  */
-let credentialsOnly = { key: undefined, project: undefined, headers: null };
+let credentialsOnly = null;
 
 /** `headers`, `apiKey`, `projectId`, `fetch`, `signal`: how requests are sent. */
 export function connection(options) {
   const extra = options.headers;
   const { apiKey, projectId } = options;
-  const cached = extra === undefined && credentialsOnly.headers && credentialsOnly.key === apiKey && credentialsOnly.project === projectId;
+  const cached = extra === undefined && credentialsOnly !== null && credentialsOnly.key === apiKey && credentialsOnly.project === projectId;
   const headers = cached ? credentialsOnly.headers : checkedHeaders(extra, apiKey, projectId);
-  if (extra === undefined) credentialsOnly = { key: apiKey, project: projectId, headers };
+  if (extra === undefined && !cached) credentialsOnly = { key: apiKey, project: projectId, headers };
   return read(options, [["fetch", "function"], ["signal", "signal"]], { headers });
 }
 
