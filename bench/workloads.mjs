@@ -26,9 +26,10 @@ const medium = { rows: 2000, pageSize: 100, durationMs: 10 * 60_000, startDelayM
  */
 const bursty = { rows: 3000, pageSize: 1000, durationMs: 34.5 * 60_000, startDelayMs: 10_000, arrival: { bursts: 30 } };
 /**
- * 2,000 rows in 20 bursts of 100, 117 s (11.7 intervals, ten phases as bursty's) apart: bursts further apart than the
- * quiet ticks after which a status-guided reader reads the results whatever the count says
- * (QUIET_TICKS, 6), so that rule's cost on a partly filled page shows. Physical limit 5.5×,
+ * 2,000 rows in 20 bursts of 100, 117 s (11.7 intervals: ten phases, as bursty's) apart:
+ * bursts further apart than the quiet ticks after which a status-guided reader reads the
+ * results whatever the count says (QUIET_TICKS, 6), so that rule's cost on a partly filled
+ * page shows. Physical limit 5.5×,
  * as bursty's: each row once, and the page of each burst's start re-read once (0, 100, …, 900
  * rows of each 1000-row page).
  */
